@@ -1,0 +1,48 @@
+"""memadapt_core: long-term memory for LLM agents on Qdrant, framework-neutral."""
+
+from .config import EmbedderSettings, LLMSettings, MemorySettings, RetrievalSettings
+from .embedders.base import Embedder
+from .engine import AsyncMemory
+from .errors import (
+    ConfigurationError,
+    EmbeddingError,
+    LLMError,
+    MemadaptError,
+    PluginError,
+    StoreError,
+    StoreLockedError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from .formatting import BLOCK_END, BLOCK_START
+from .hookspecs import hookimpl
+from .models import HistoryEvent, Kind, MemoryRecord, Page, Scope, SearchHit
+from .sync import Memory
+
+__all__ = [
+    "BLOCK_END",
+    "BLOCK_START",
+    "AsyncMemory",
+    "ConfigurationError",
+    "Embedder",
+    "EmbedderSettings",
+    "EmbeddingError",
+    "HistoryEvent",
+    "Kind",
+    "LLMError",
+    "LLMSettings",
+    "MemadaptError",
+    "Memory",
+    "MemoryRecord",
+    "MemorySettings",
+    "Page",
+    "PluginError",
+    "RetrievalSettings",
+    "Scope",
+    "SearchHit",
+    "StoreError",
+    "StoreLockedError",
+    "StoreUnavailableError",
+    "ValidationError",
+    "hookimpl",
+]

@@ -1,0 +1,136 @@
+"""The one storage protocol the engine talks to, and the backend-neutral shapes that cross it.
+
+No Qdrant type crosses this boundary: each backend translates ``FilterSpec`` and ``StoredPoint`` to its client's
+types and translates its client's exceptions into ``StoreError`` subclasses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from memadapt_core.sparse import SparseVector
+
+__all__ = [
+    "INFO_POINT_ID",
+    "Candidate",
+    "CollectionInfo",
+    "FilterSpec",
+    "MetaCondition",
+    "StoredPoint",
+    "VectorBackend",
+]
+
+# The point that records which embedder made a collection: it has no scope, so no scoped read ever sees it.
+INFO_POINT_ID = "6d656d61-6461-5074-a96e-666f00000001"
+
+MetaOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "in"]
+
+
+@dataclass(frozen=True)
+class MetaCondition:
+    """A condition on a key of the user's metadata (``metadata.<key>``)."""
+
+    key: str
+    op: MetaOp
+    value: Any
+
+
+@dataclass(frozen=True)
+class FilterSpec:
+    """What a read or delete is restricted to. Scope ids are exact matches; None leaves a field free."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    kinds: tuple[str, ...] | None = None
+    valid_only: bool = False
+    observed_from: datetime | None = None  # inclusive
+    observed_to: datetime | None = None  # exclusive
+    valid_at: datetime | None = None  # "as of": valid_from <= t and (valid_to empty or valid_to > t)
+    consolidated: bool | None = None
+    external_id: str | None = None
+    hash: str | None = None
+    metadata: tuple[MetaCondition, ...] = ()
+
+
+@dataclass
+class StoredPoint:
+    id: str
+    payload: dict[str, Any]
+    dense: npt.NDArray[np.float32] | None = None
+    sparse: SparseVector | None = None
+
+
+@dataclass
+class Candidate:
+    """A search candidate: the id, the raw score of one signal and (when asked) a few payload fields."""
+
+    id: str
+    score: float
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    name: str
+    embedder: str
+    dim: int
+
+
+class VectorBackend(Protocol):
+    """Storage for memory points. Sync: the async engine offloads calls when ``blocking_io`` is True."""
+
+    #: True when calls may wait on a network or disk for long (a server): the async engine runs them in a thread.
+    blocking_io: bool
+
+    def open_collection(self, info: CollectionInfo) -> None:
+        """Create the collection with its indexes, or open it and check it was made by the same embedder."""
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        """Insert or replace whole points (vectors and payload) in one durable write."""
+
+    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredPoint]:
+        """The points that exist among ``ids`` (order not guaranteed)."""
+
+    def search(
+        self,
+        dense: npt.NDArray[np.float32],
+        sparse: SparseVector | None,
+        flt: FilterSpec,
+        limit: int,
+        payload_fields: Sequence[str],
+    ) -> tuple[list[Candidate], list[Candidate]]:
+        """Dense and sparse candidates in one round trip: each list best first, raw scores, the named fields."""
+
+    def scroll(
+        self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
+    ) -> list[StoredPoint]:
+        """Points ordered by ``observed_at`` (ties in any stable order), from ``start_from`` inclusive."""
+
+    def count(self, flt: FilterSpec) -> int: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def delete_where(self, flt: FilterSpec) -> None:
+        """Delete every point matching ``flt`` in one operation (not one by one)."""
+
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        """Set (merge) top-level payload fields on points."""
+
+    def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
+        """Replace the sparse vector of existing points."""
+
+    def flush(self) -> None: ...
+
+    def optimize(self) -> None:
+        """Maintenance: build indexes (slow; never called on the hot path)."""
+
+    def stats(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...

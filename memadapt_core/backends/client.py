@@ -1,0 +1,305 @@
+"""A Qdrant server or cluster through qdrant-client (``url=``), and its local mode as the server's stand-in.
+
+Local mode (``location=":memory:"`` or ``path=``) is brute force in Python (~100 ms a search at 10k points):
+right for tests and small data, never the default. Client errors are translated here, at one boundary: a
+missing collection is ``ValueError`` locally but ``UnexpectedResponse`` remotely; a closed port is a
+``ResponseHandlingException`` wrapping a connection error.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+from qdrant_client import QdrantClient
+from qdrant_client import models as qm
+
+from memadapt_core.backends.base import INFO_POINT_ID, Candidate, CollectionInfo, FilterSpec, StoredPoint
+from memadapt_core.backends.schema import (
+    BOOL_INDEXES,
+    KEYWORD_INDEXES,
+    TENANT_INDEX,
+    TIME_INDEXES,
+    info_payload,
+    read_info,
+)
+from memadapt_core.errors import ConfigurationError, StoreError, StoreLockedError, StoreUnavailableError
+from memadapt_core.sparse import SparseVector
+
+__all__ = ["QdrantClientBackend"]
+
+T = TypeVar("T")
+DENSE, SPARSE = "dense", "bm25"
+
+
+class QdrantClientBackend:
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        api_key: str | None = None,
+        location: str | None = None,
+        path: str | None = None,
+        timeout: float = 10.0,
+        shard_key: str | None = None,
+    ) -> None:
+        self.remote = url is not None
+        # Local mode is in-process Python; a server is network I/O: only the latter must leave the event loop.
+        self.blocking_io = self.remote
+        self._shard_key = shard_key
+        self._lock = threading.RLock()  # local mode is not thread-safe
+        self.collection = ""
+        try:
+            if url is not None:
+                self._client = QdrantClient(url=url, api_key=api_key, timeout=int(timeout))
+            elif path is not None:
+                self._client = QdrantClient(path=path)
+            else:
+                self._client = QdrantClient(location=location or ":memory:")
+        except RuntimeError as exc:
+            if "already accessed" in str(exc):
+                msg = f"the local Qdrant folder {path} is open in another client or process; use a Qdrant server"
+                raise StoreLockedError(msg) from exc
+            msg_0 = f"cannot open Qdrant: {exc}"
+            raise StoreUnavailableError(msg_0) from exc
+        except Exception as exc:
+            msg_0 = f"cannot open Qdrant: {exc}"
+            raise StoreUnavailableError(msg_0) from exc
+        self._where = url or path or location or ":memory:"
+
+    def _call(self, fn: Callable[[QdrantClient], T]) -> T:
+        try:
+            with self._lock:
+                return fn(self._client)
+        except StoreError:
+            raise
+        except Exception as exc:
+            name = type(exc).__name__
+            text = str(exc)
+            if name in ("ResponseHandlingException", "ConnectError", "ConnectTimeout", "ReadTimeout") or (
+                isinstance(exc, (ConnectionError, TimeoutError, OSError))
+            ):
+                msg = f"cannot reach Qdrant at {self._where}: {name}: {text}"
+                raise StoreUnavailableError(msg) from exc
+            msg_0 = f"Qdrant operation failed: {name}: {text}"
+            raise StoreError(msg_0) from exc
+
+    @property
+    def _sk(self) -> dict[str, Any]:
+        return {"shard_key_selector": self._shard_key} if self._shard_key else {}
+
+    # -- lifecycle -------------------------------------------------------------------------------------------------
+    def open_collection(self, info: CollectionInfo) -> None:
+        self.collection = info.name
+        exists = self._call(lambda c: c.collection_exists(info.name))
+        if exists:
+            pts = self._call(lambda c: c.retrieve(info.name, [INFO_POINT_ID], with_payload=True, **self._sk))
+            found = read_info(pts[0].payload or {}) if pts else None
+            if found is not None and (found.embedder != info.embedder or found.dim != info.dim):
+                msg = (
+                    f"collection {info.name!r} was made by embedder {found.embedder!r} (dim {found.dim}), not "
+                    f"{info.embedder!r} (dim {info.dim}): its vectors would be garbage. Use the same embedder, "
+                    "another collection name, or export/import to re-embed."
+                )
+                raise ConfigurationError(msg)
+            if found is not None:
+                return
+        else:
+            self._call(
+                lambda c: c.create_collection(
+                    info.name,
+                    vectors_config={DENSE: qm.VectorParams(size=info.dim, distance=qm.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+                )
+            )
+            self._create_indexes(info.name)
+        self._call(
+            lambda c: c.upsert(
+                info.name, [qm.PointStruct(id=INFO_POINT_ID, vector={}, payload=info_payload(info))],
+                wait=True, **self._sk,
+            )
+        )  # fmt: skip
+
+    def _create_indexes(self, name: str) -> None:
+        if not self.remote:
+            return  # local mode ignores payload indexes (and warns about them)
+        schemas: list[tuple[str, Any]] = [
+            (TENANT_INDEX, qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True))
+        ]
+        schemas += [(k, qm.PayloadSchemaType.KEYWORD) for k in KEYWORD_INDEXES]
+        schemas += [(k, qm.PayloadSchemaType.DATETIME) for k in TIME_INDEXES]
+        schemas += [(k, qm.PayloadSchemaType.BOOL) for k in BOOL_INDEXES]
+        for field, schema in schemas:
+
+            def create(c: QdrantClient, f: str = field, s: Any = schema) -> Any:
+                return c.create_payload_index(name, f, field_schema=s, wait=True)
+
+            self._call(create)
+
+    def close(self) -> None:
+        self._call(lambda c: c.close())
+
+    # -- filters -----------------------------------------------------------------------------------------------------
+    def _filter(self, flt: FilterSpec) -> qm.Filter:
+        must: list[Any] = []
+        must_not: list[Any] = []
+        for key in ("user_id", "agent_id", "session_id", "external_id", "hash"):
+            value = getattr(flt, key)
+            if value is not None:
+                must.append(qm.FieldCondition(key=key, match=qm.MatchValue(value=value)))
+        if flt.kinds is not None:
+            must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list(flt.kinds))))
+        elif flt.user_id is None and flt.agent_id is None and flt.session_id is None:
+            must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=["message", "fact", "insight"])))
+        if flt.valid_only:
+            must.append(qm.IsEmptyCondition(is_empty=qm.PayloadField(key="valid_to")))
+        if flt.observed_from is not None or flt.observed_to is not None:
+            rng = qm.DatetimeRange(gte=flt.observed_from, lt=flt.observed_to)
+            must.append(qm.FieldCondition(key="observed_at", range=rng))
+        if flt.valid_at is not None:
+            must.append(qm.FieldCondition(key="observed_at", range=qm.DatetimeRange(lte=flt.valid_at)))
+            must.append(
+                qm.Filter(
+                    should=[
+                        qm.IsEmptyCondition(is_empty=qm.PayloadField(key="valid_to")),
+                        qm.FieldCondition(key="valid_to", range=qm.DatetimeRange(gt=flt.valid_at)),
+                    ]
+                )
+            )
+        if flt.consolidated is not None:
+            must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=flt.consolidated)))
+        for cond in flt.metadata:
+            key = f"metadata.{cond.key}"
+            if cond.op == "eq":
+                must.append(_eq(key, cond.value))
+            elif cond.op == "ne":
+                must_not.append(_eq(key, cond.value))
+            elif cond.op == "in":
+                must.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=list(cond.value))))
+            else:
+                must.append(qm.FieldCondition(key=key, range=qm.Range(**{cond.op: float(cond.value)})))
+        return qm.Filter(must=must, must_not=must_not or None)
+
+    # -- writes ------------------------------------------------------------------------------------------------------
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        if not points:
+            return
+        built = []
+        for p in points:
+            vectors: dict[str, Any] = {}
+            if p.dense is not None:
+                vectors[DENSE] = p.dense.tolist()
+            if p.sparse is not None and not p.sparse.is_empty():
+                vectors[SPARSE] = qm.SparseVector(indices=p.sparse.indices, values=p.sparse.values)
+            built.append(qm.PointStruct(id=p.id, vector=vectors, payload=p.payload))
+        self._call(lambda c: c.upsert(self.collection, built, wait=True, **self._sk))
+
+    def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            sel = qm.PointIdsList(points=list(ids))
+            self._call(lambda c: c.delete(self.collection, sel, wait=True, **self._sk))
+
+    def delete_where(self, flt: FilterSpec) -> None:
+        sel = qm.FilterSelector(filter=self._filter(flt))
+        self._call(lambda c: c.delete(self.collection, sel, wait=True, **self._sk))
+
+    def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
+        if ids:
+            self._call(lambda c: c.set_payload(self.collection, payload, points=list(ids), wait=True, **self._sk))
+
+    def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
+        if updates:
+            pts = [
+                qm.PointVectors(id=pid, vector={SPARSE: qm.SparseVector(indices=v.indices, values=v.values)})
+                for pid, v in updates
+            ]
+            self._call(lambda c: c.update_vectors(self.collection, pts, wait=True, **self._sk))
+
+    def flush(self) -> None:
+        """Every write above waited for the server (``wait=True``): nothing is buffered here."""
+
+    def optimize(self) -> None:
+        """A server optimises by itself; nothing to do."""
+
+    # -- reads -------------------------------------------------------------------------------------------------------
+    def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredPoint]:
+        if not ids:
+            return []
+        recs = self._call(
+            lambda c: c.retrieve(self.collection, list(ids), with_payload=True, with_vectors=with_vectors, **self._sk)
+        )
+        return [_stored(r) for r in recs if str(r.id) != INFO_POINT_ID]
+
+    def search(
+        self,
+        dense: npt.NDArray[np.float32],
+        sparse: SparseVector | None,
+        flt: FilterSpec,
+        limit: int,
+        payload_fields: Sequence[str],
+    ) -> tuple[list[Candidate], list[Candidate]]:
+        f = self._filter(flt)
+        with_payload: Any = list(payload_fields) if payload_fields else False
+        reqs = [qm.QueryRequest(query=dense.tolist(), using=DENSE, filter=f, limit=limit, with_payload=with_payload)]
+        if sparse is not None and not sparse.is_empty():
+            q = qm.SparseVector(indices=sparse.indices, values=sparse.values)
+            reqs.append(qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=with_payload))
+        if self._shard_key:
+            reqs = [r.model_copy(update={"shard_key": self._shard_key}) for r in reqs]
+        res = self._call(lambda c: c.query_batch_points(self.collection, reqs))
+        out = [[Candidate(str(p.id), float(p.score), dict(p.payload or {})) for p in r.points] for r in res]
+        return out[0], (out[1] if len(out) > 1 else [])
+
+    def scroll(
+        self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
+    ) -> list[StoredPoint]:
+        order = qm.OrderBy(
+            key="observed_at",
+            direction=qm.Direction.DESC if descending else qm.Direction.ASC,
+            start_from=start_from,
+        )
+        recs, _ = self._call(
+            lambda c: c.scroll(
+                self.collection, scroll_filter=self._filter(flt), limit=limit, order_by=order,
+                with_payload=True, **self._sk,
+            )
+        )  # fmt: skip
+        return [_stored(r) for r in recs]
+
+    def count(self, flt: FilterSpec) -> int:
+        res = self._call(lambda c: c.count(self.collection, count_filter=self._filter(flt), exact=True, **self._sk))
+        return int(res.count)
+
+    def stats(self) -> dict[str, Any]:
+        info = self._call(lambda c: c.get_collection(self.collection))
+        return {
+            "backend": "qdrant" if self.remote else "qdrant-local",
+            "where": self._where,
+            "collection": self.collection,
+            "points": max(0, int(info.points_count or 0) - 1),
+        }
+
+
+def _eq(key: str, value: Any) -> Any:
+    if isinstance(value, float) and not value.is_integer():
+        return qm.FieldCondition(key=key, range=qm.Range(gte=value, lte=value))
+    if isinstance(value, float):
+        value = int(value)
+    return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
+
+
+def _stored(rec: Any) -> StoredPoint:
+    dense = None
+    sparse = None
+    vec = rec.vector
+    if isinstance(vec, dict):
+        if DENSE in vec:
+            dense = np.asarray(vec[DENSE], dtype=np.float32)
+        if SPARSE in vec:
+            sv = vec[SPARSE]
+            sparse = SparseVector(list(sv.indices), list(sv.values))
+    return StoredPoint(str(rec.id), dict(rec.payload or {}), dense, sparse)

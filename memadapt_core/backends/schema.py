@@ -1,0 +1,26 @@
+"""The collection schema both backends build: payload indexes (DESIGN.md §3) and the info point's payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memadapt_core.backends.base import CollectionInfo
+
+__all__ = ["KEYWORD_INDEXES", "SCHEMA_VERSION", "TENANT_INDEX", "TIME_INDEXES", "info_payload", "read_info"]
+
+SCHEMA_VERSION = 1
+TENANT_INDEX = "user_id"
+KEYWORD_INDEXES = ("agent_id", "session_id", "kind", "hash", "external_id")
+TIME_INDEXES = ("observed_at", "valid_to")
+BOOL_INDEXES = ("consolidated",)
+
+
+def info_payload(info: CollectionInfo) -> dict[str, Any]:
+    return {"memadapt_info": {"embedder": info.embedder, "dim": info.dim, "schema": SCHEMA_VERSION}}
+
+
+def read_info(payload: dict[str, Any]) -> CollectionInfo | None:
+    raw = payload.get("memadapt_info")
+    if not isinstance(raw, dict):
+        return None
+    return CollectionInfo(name="", embedder=str(raw.get("embedder")), dim=int(raw.get("dim", 0)))

@@ -1,0 +1,188 @@
+"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize.
+
+Human output by default, ``--json`` for scripts. Exit codes: 0 done; 1 nothing found (search, get, delete);
+2 bad input or usage; 3 store unavailable or locked; 4 configuration error; 5 any other memadapt error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
+from .models import MemoryRecord, SearchHit
+from .sync import Memory
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_STORE, EXIT_CONFIG, EXIT_ERROR = 0, 1, 2, 3, 4, 5
+
+
+def _scope_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--user", dest="user_id", help="user id")
+    p.add_argument("--agent", dest="agent_id", help="agent id")
+    p.add_argument("--session", dest="session_id", help="session id")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memadapt", description="Long-term memory for LLM agents.")
+    parser.add_argument("--path", help="embedded store folder (default: MEMADAPT_PATH or the user data dir)")
+    parser.add_argument("--url", help="a Qdrant server, instead of the embedded store")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    add = sub.add_parser("add", help="store a message or a fact")
+    add.add_argument("text")
+    _scope_args(add)
+    add.add_argument("--kind", default="message", choices=["message", "fact", "insight"])
+    add.add_argument("--role", default="user")
+    add.add_argument("--name")
+    add.add_argument("--id", dest="external_id", help="the message's own id (re-adding it stores nothing)")
+    add.add_argument("--timestamp", help="when it was said (ISO 8601)")
+    add.add_argument("--metadata", help="JSON object")
+
+    search = sub.add_parser("search", help="hybrid, time-aware search in one scope")
+    search.add_argument("query")
+    _scope_args(search)
+    search.add_argument("--limit", type=int, default=5)
+    search.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight"])
+    search.add_argument("--threshold", type=float)
+
+    lst = sub.add_parser("list", help="records of a scope, oldest first")
+    _scope_args(lst)
+    lst.add_argument("--limit", type=int, default=50)
+    lst.add_argument("--cursor")
+    lst.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight"])
+
+    delete = sub.add_parser("delete", help="delete one record by id, or everything in a scope")
+    delete.add_argument("id", nargs="?")
+    _scope_args(delete)
+
+    export = sub.add_parser("export", help="write records as JSON Lines")
+    export.add_argument("file")
+    _scope_args(export)
+    imp = sub.add_parser("import", help="read a JSON Lines export (re-embedding)")
+    imp.add_argument("file")
+    sub.add_parser("stats", help="what the store holds")
+    sub.add_parser("optimize", help="build the vector index (slow maintenance; never needed for correctness)")
+    return parser
+
+
+def _scope(ns: argparse.Namespace) -> dict[str, Any]:
+    return {"user_id": ns.user_id, "agent_id": ns.agent_id, "session_id": ns.session_id}
+
+
+def _record_line(r: MemoryRecord) -> str:
+    who = r.name or r.role or r.kind
+    return f"{r.id}  {r.observed_at:%Y-%m-%d %H:%M}  [{r.kind}] {who}: {r.text}"
+
+
+def _hit_line(h: SearchHit) -> str:
+    return f"{h.score:6.3f}  {_record_line(h.record)}"
+
+
+def _progress(total_label: str, quiet: bool) -> tuple[AbstractContextManager[Any], Callable[[int], None]]:
+    if quiet:
+        return nullcontext(), lambda n: None
+    from rich.progress import Progress
+
+    progress = Progress(transient=True)
+    task = progress.add_task(total_label, total=None)
+    return progress, lambda n: progress.advance(task, n)
+
+
+def _run(ns: argparse.Namespace, mem: Memory) -> int:
+    out: Any
+    if ns.command == "add":
+        message: dict[str, Any] = {"role": ns.role, "content": ns.text}
+        for key, value in (("name", ns.name), ("id", ns.external_id), ("timestamp", ns.timestamp)):
+            if value is not None:
+                message[key] = value
+        try:
+            meta = json.loads(ns.metadata) if ns.metadata else None
+        except json.JSONDecodeError as exc:
+            field = "--metadata"
+            raise ValidationError(field, f"is not JSON: {exc}") from exc
+        records = mem.add(message, kind=ns.kind, metadata=meta, **_scope(ns))
+        out = [r.model_dump(mode="json") for r in records]
+        _emit(ns, out, [_record_line(r) for r in records] or ["(not stored: a plugin declined it)"])
+        return EXIT_OK
+    if ns.command == "search":
+        hits = mem.search(ns.query, limit=ns.limit, kinds=ns.kinds, threshold=ns.threshold, **_scope(ns))
+        _emit(
+            ns,
+            [h.model_dump(mode="json") for h in hits],
+            [_hit_line(h) for h in hits] or ["(nothing relevant)"],
+        )
+        return EXIT_OK if hits else EXIT_NOT_FOUND
+    if ns.command == "list":
+        page = mem.list(limit=ns.limit, cursor=ns.cursor, kinds=ns.kinds, **_scope(ns))
+        lines = [_record_line(r) for r in page.records]
+        if page.next_cursor:
+            lines.append(f"(more: --cursor {page.next_cursor})")
+        _emit(ns, page.model_dump(mode="json"), lines or ["(empty)"])
+        return EXIT_OK
+    if ns.command == "delete":
+        scope = _scope(ns)
+        if ns.id is not None:
+            if any(scope.values()):
+                field = "id"
+                raise ValidationError(field, "give a record id or a scope, not both")
+            done = mem.delete(ns.id)
+            _emit(ns, {"deleted": int(done)}, [f"deleted {ns.id}" if done else f"no record {ns.id}"])
+            return EXIT_OK if done else EXIT_NOT_FOUND
+        n = mem.delete_all(**scope)
+        _emit(ns, {"deleted": n}, [f"deleted {n} records"])
+        return EXIT_OK
+    if ns.command in ("export", "import"):
+        bar, tick = _progress(f"{ns.command}ing", ns.json or not sys.stderr.isatty())
+        with bar:
+            if ns.command == "export":
+                n = mem.export(ns.file, progress=tick, **_scope(ns))
+            else:
+                n = mem.import_(ns.file, progress=tick)
+        _emit(ns, {ns.command + "ed": n}, [f"{ns.command}ed {n} records ({ns.file})"])
+        return EXIT_OK
+    if ns.command == "stats":
+        stats = mem.stats()
+        _emit(ns, stats, [f"{k}: {v}" for k, v in stats.items()])
+        return EXIT_OK
+    mem.optimize()
+    _emit(ns, {"optimized": True}, ["optimized"])
+    return EXIT_OK
+
+
+def _emit(ns: argparse.Namespace, data: Any, lines: Sequence[str]) -> None:
+    print(json.dumps(data, ensure_ascii=False, default=str) if ns.json else "\n".join(lines))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ns = _parser().parse_args(argv)
+    try:
+        options: dict[str, Any] = {}
+        if ns.path:
+            options["path"] = ns.path
+        if ns.url:
+            options["url"] = ns.url
+        with Memory(**options) as mem:
+            return _run(ns, mem)
+    except ValidationError as exc:
+        print(f"memadapt: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except StoreUnavailableError as exc:
+        print(f"memadapt: {exc}", file=sys.stderr)
+        return EXIT_STORE
+    except ConfigurationError as exc:
+        print(f"memadapt: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except MemadaptError as exc:
+        print(f"memadapt: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

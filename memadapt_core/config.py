@@ -1,0 +1,101 @@
+"""Settings: every one is a constructor argument and an environment variable (prefix ``MEMADAPT_``).
+
+Read when an engine is built, never at import. Nested groups use ``__``: ``MEMADAPT_LLM__BASE_URL``,
+``MEMADAPT_RETRIEVAL__DENSE_WEIGHT``. Secrets are ``SecretStr``: never logged, never serialised.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["EmbedderSettings", "LLMSettings", "MemorySettings", "RetrievalSettings", "default_path"]
+
+BackendName = Literal["edge", "qdrant", "qdrant-local"]
+
+
+class RetrievalSettings(BaseModel):
+    """The hybrid-search recipe (RETRIEVAL.md §3-4 measured these defaults)."""
+
+    dense_weight: float = Field(0.5, ge=0)
+    sparse_weight: float = Field(0.5, ge=0)
+    candidates: int = Field(50, ge=1, le=1000, description="candidates per signal before fusion")
+    # Relevance floor on the raw signals: a query is relevant when its best cosine reaches `floor_dense`, or when
+    # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
+    floor_dense: float = 0.32
+    floor_dense_with_sparse: float = 0.25
+    speaker_boost: float = Field(0.3, ge=0, description="when the query names exactly one speaker")
+    session_prior: float = Field(0.2, ge=0, description="x the best score in the hit's session")
+    date_boost: float = Field(0.5, ge=0, description="when the query names a time and the hit falls near it")
+    date_window_before_days: float = Field(1.0, ge=0)
+    date_window_after_days: float = Field(14.0, ge=0)
+    when_boost: float = Field(0.2, ge=0, description="'when' questions favour memories that mention a time")
+    context_prev: int = Field(2, ge=0, le=10, description="previous turns whose words index a message")
+    context_next: int = Field(1, ge=0, le=10, description="following turns whose words index a message")
+    bm25_avg_len: float = Field(24.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
+
+
+class EmbedderSettings(BaseModel):
+    """Which embedder makes the dense vectors. Changing it on an existing collection is a ConfigurationError."""
+
+    provider: str = "wordllama"
+    model: str | None = None  # wordllama: "l2_supercat" dims 256; openai: "text-embedding-3-small"; fastembed: a name
+    dim: int | None = Field(None, ge=1)
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model_path: str | None = None  # fastembed: a local ONNX model folder
+    timeout: float = Field(30.0, gt=0)
+
+
+class LLMSettings(BaseModel):
+    """An OpenAI-compatible chat model for consolidation. Without ``base_url`` and ``model`` nothing is consolidated."""
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str | None = None
+    timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+    temperature: float = 0.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.model) and bool(self.base_url or self.api_key)
+
+
+class MemorySettings(BaseSettings):
+    """Everything an engine needs; all optional. ``Memory()`` with nothing set opens the embedded default store."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMADAPT_", env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    path: str | None = Field(None, description="embedded store folder (edge, or qdrant-local with a path)")
+    location: str | None = Field(None, description='":memory:" for a store that lives until close')
+    url: str | None = Field(None, description="a Qdrant server or cluster: selects the qdrant backend")
+    api_key: SecretStr | None = None
+    backend: BackendName | None = None
+    collection: str | None = None
+    shard_key: str | None = Field(None, description="custom-sharded clusters: the shard key to read and write")
+    timeout: float = Field(10.0, gt=0, description="seconds, for a Qdrant server")
+    max_text_chars: int = Field(32_000, ge=1)
+    max_limit: int = Field(1_000, ge=1)
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    consolidation_batch: int = Field(20, ge=1, description="messages per extraction call")
+    reflect_every: int = Field(10, ge=0, description="new facts per scope between reflections (0: never)")
+    queue_size: int = Field(1_000, ge=1, description="pending consolidation jobs before add applies backpressure")
+
+    def resolved_backend(self) -> BackendName:
+        if self.backend is not None:
+            return self.backend
+        return "qdrant" if self.url else "edge"
+
+
+def default_path() -> Path:
+    """The embedded store's folder when neither ``path`` nor ``location`` is given (``MEMADAPT_PATH`` wins)."""
+    return Path(platformdirs.user_data_dir("memadapt", appauthor=False)) / "store"

@@ -1,0 +1,132 @@
+"""The no-I/O half of update, history, export and import (shared by both twins)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pydantic
+
+from .backends.base import FilterSpec, StoredPoint
+from .errors import ValidationError
+from .inputs import parse_kinds, parse_metadata, parse_scope, parse_text
+from .models import KINDS, HistoryEvent, MemoryRecord
+from .records import (
+    dense_text,
+    history_of,
+    normalised_hash,
+    payload_of,
+    record_from_payload,
+    sparse_text,
+    utcnow,
+)
+from .store import Store
+
+Imported = tuple[MemoryRecord, list[HistoryEvent]]
+
+__all__ = ["UpdatePlan", "export_filter", "import_points", "parse_export_line", "plan_update", "record_line"]
+
+
+def parse_id(value: object, field: str = "id") -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(field, "must be a non-empty record id string")
+    return value
+
+
+@dataclass
+class UpdatePlan:
+    id: str
+    text: str | None
+    metadata: dict[str, Any] | None
+
+
+def plan_update(store: Store, record_id: object, text: object, metadata: object) -> UpdatePlan:
+    rid = parse_id(record_id)
+    new_text = None if text is None else parse_text("text", text, store.settings.max_text_chars)
+    new_meta = None if metadata is None else parse_metadata(metadata)
+    if new_text is None and new_meta is None:
+        field = "text"
+        raise ValidationError(field, "give text=, metadata= or both")
+    return UpdatePlan(rid, new_text, new_meta)
+
+
+def apply_update(plan: UpdatePlan, point: StoredPoint | None) -> tuple[MemoryRecord, list[HistoryEvent]]:
+    if point is None:
+        field = "id"
+        raise ValidationError(field, f"no memory with id {plan.id!r}")
+    old = record_from_payload(point.id, point.payload)
+    now = utcnow()
+    changes: dict[str, Any] = {"updated_at": now}
+    if plan.text is not None:
+        changes["text"] = plan.text
+        changes["hash"] = normalised_hash(plan.text, role=old.role if old.kind == "message" else None, name=old.name)
+    if plan.metadata is not None:
+        changes["metadata"] = plan.metadata
+    new = old.model_copy(update=changes)
+    event = HistoryEvent(record_id=old.id, event="update", at=now, old_text=old.text, new_text=new.text)
+    return new, [*history_of(point.id, point.payload), event]
+
+
+def updated_point(
+    store: Store, record: MemoryRecord, history: list[HistoryEvent], dense: np.ndarray[Any, Any]
+) -> StoredPoint:
+    indexed = dense_text(record.text, record.name)
+    return StoredPoint(record.id, payload_of(record, history), dense, store.sparse.document(indexed))
+
+
+def chain_ids(point: StoredPoint) -> list[str]:
+    return [i for i in (point.payload.get("supersedes"), point.payload.get("superseded_by")) if isinstance(i, str)]
+
+
+def collect_history(points: Iterable[StoredPoint]) -> list[HistoryEvent]:
+    events = [e for p in points for e in history_of(p.id, p.payload)]
+    return sorted(events, key=lambda e: e.at)
+
+
+# -- export / import ---------------------------------------------------------------------------------------------------
+def export_filter(user_id: object, agent_id: object, session_id: object, kinds: object) -> FilterSpec:
+    scope = parse_scope(user_id, agent_id, session_id, required=False)
+    ks = parse_kinds(kinds) or KINDS
+    return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, kinds=ks)
+
+
+def record_line(point: StoredPoint) -> str:
+    record = record_from_payload(point.id, point.payload)
+    data = record.model_dump(mode="json")
+    data["history"] = [e.model_dump(mode="json") for e in history_of(point.id, point.payload)]
+    return json.dumps(data, ensure_ascii=False)
+
+
+def parse_export_line(line: str, number: int) -> tuple[MemoryRecord, list[HistoryEvent]]:
+    try:
+        data = json.loads(line)
+        history = [HistoryEvent.model_validate(e) for e in data.pop("history", [])]
+        record = MemoryRecord.model_validate(data)
+    except (ValueError, pydantic.ValidationError, AttributeError, TypeError) as exc:
+        msg = f"line {number}"
+        raise ValidationError(msg, f"is not a memadapt export record: {exc}") from exc
+    if record.scope.is_empty():
+        msg = f"line {number}"
+        raise ValidationError(msg, "has no user_id, agent_id or session_id")
+    return record, history
+
+
+def import_points(
+    store: Store, batch: list[tuple[MemoryRecord, list[HistoryEvent]]], dense: np.ndarray[Any, Any]
+) -> list[StoredPoint]:
+    """Re-index a batch; consecutive messages of one session get their neighbours' words again."""
+    cfg = store.settings.retrieval
+    texts = [dense_text(r.text, r.name) for r, _ in batch]
+    keys = [(r.scope.key() if r.kind == "message" and r.session_id else None) for r, _ in batch]
+    points = []
+    for i, (record, history) in enumerate(batch):
+        before = [texts[j] for j in range(max(0, i - cfg.context_prev), i) if keys[i] and keys[j] == keys[i]]
+        after = [
+            texts[j] for j in range(i + 1, min(len(batch), i + 1 + cfg.context_next)) if keys[i] and keys[j] == keys[i]
+        ]
+        sv = store.sparse.document(sparse_text(texts[i], before, after))
+        points.append(StoredPoint(record.id, payload_of(record, history), dense[i], sv))
+    return points

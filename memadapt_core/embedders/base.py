@@ -1,0 +1,99 @@
+"""The ``Embedder`` ABC: one abstract batch method; queries, async twins and safety come free."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from memadapt_core.errors import EmbeddingError
+
+__all__ = ["Embedder", "Vectors"]
+
+Vectors = npt.NDArray[np.float32]
+"""A ``(n, dim)`` float32 array of unit-length rows."""
+
+# Below this many texts a CPU embedder runs inline even from async code: offloading to a thread costs more than
+# the work (WordLlama embeds a sentence in ~50 µs).
+_INLINE_BATCH = 32
+
+
+class Embedder(ABC):
+    """Turns text into dense vectors.
+
+    Subclasses set ``name`` (stable: it is recorded in the collection) and ``dim`` and implement ``_embed``.
+    CPU embedders inherit async methods that offload large batches to a thread; HTTP embedders override
+    ``_aembed`` with a native async call.
+    """
+
+    name: str
+    dim: int
+    #: True for in-process models whose small batches may run on the event loop thread.
+    cpu_bound: bool = True
+
+    @abstractmethod
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed a batch; return a ``(len(texts), dim)`` array."""
+
+    async def _aembed(self, texts: Sequence[str]) -> Vectors:
+        if self.cpu_bound and len(texts) <= _INLINE_BATCH:
+            return self._embed(texts)
+        vectors: Vectors = await asyncio.to_thread(self._embed, texts)
+        return vectors
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        return self._checked(texts, self._call(texts))
+
+    def embed_query(self, text: str) -> Vectors:
+        """One query as a ``(dim,)`` vector."""
+        row: Vectors = self.embed_documents([text])[0]
+        return row
+
+    async def aembed_documents(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            out = await self._aembed(texts)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            msg = f"embedder {self.name!r} failed: {exc}"
+            raise EmbeddingError(msg) from exc
+        return self._checked(texts, out)
+
+    async def aembed_query(self, text: str) -> Vectors:
+        row: Vectors = (await self.aembed_documents([text]))[0]
+        return row
+
+    def _call(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            return self._embed(texts)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            msg = f"embedder {self.name!r} failed: {exc}"
+            raise EmbeddingError(msg) from exc
+
+    def _checked(self, texts: Sequence[str], out: Vectors) -> Vectors:
+        arr = np.asarray(out, dtype=np.float32)
+        if arr.ndim != 2 or arr.shape != (len(texts), self.dim):
+            msg = f"embedder {self.name!r} returned shape {arr.shape}, expected ({len(texts)}, {self.dim})"
+            raise EmbeddingError(msg)
+        # Text with no known token embeds to NaN or zero; give it a tiny constant vector instead, so cosine
+        # stays defined and the record matches nothing by meaning (it stays findable by its words).
+        bad = ~np.isfinite(arr).all(axis=1)
+        if bad.any():
+            arr[bad] = 0.0
+        norms = np.linalg.norm(arr, axis=1)
+        zero = norms < 1e-12
+        if zero.any():
+            arr[zero] = 0.0
+            arr[zero, 0] = 1e-6
+            norms[zero] = 1e-6
+        result: Vectors = arr / norms[:, None]
+        return result

@@ -1,0 +1,63 @@
+"""Any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Ollama, vLLM, DashScope, a local server)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memadapt_core.config import EmbedderSettings
+from memadapt_core.embedders.base import Embedder, Vectors
+from memadapt_core.errors import ConfigurationError, EmbeddingError
+
+__all__ = ["OpenAIEmbedder"]
+
+_CHUNK = 256  # inputs per request; well under every server's limit
+
+
+class OpenAIEmbedder(Embedder):
+    """Calls the server natively from both sync and async code; nothing runs on a thread."""
+
+    cpu_bound = False
+
+    def __init__(self, settings: EmbedderSettings) -> None:
+        import openai
+
+        if not settings.model:
+            msg = "embedder.model: the openai embedder needs a model name (e.g. text-embedding-3-small)"
+            raise ConfigurationError(msg)
+        key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
+        common: dict[str, Any] = {"api_key": key, "base_url": settings.base_url, "timeout": settings.timeout}
+        self._client = openai.OpenAI(max_retries=2, **common)
+        self._aclient = openai.AsyncOpenAI(max_retries=2, **common)
+        self.model = settings.model
+        self.name = f"openai-{settings.model}"
+        self.dim = settings.dim or self._probe_dim()
+
+    def _probe_dim(self) -> int:
+        return int(self._embed(["dimension probe"]).shape[1])
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), _CHUNK):
+            try:
+                resp = self._client.embeddings.create(model=self.model, input=list(texts[start : start + _CHUNK]))
+            except Exception as exc:
+                msg = f"embedding server failed: {type(exc).__name__}: {exc}"
+                raise EmbeddingError(msg) from exc
+            rows.extend(item.embedding for item in sorted(resp.data, key=lambda d: d.index))
+        return np.asarray(rows, dtype=np.float32)
+
+    async def _aembed(self, texts: Sequence[str]) -> Vectors:
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), _CHUNK):
+            try:
+                resp = await self._aclient.embeddings.create(
+                    model=self.model, input=list(texts[start : start + _CHUNK])
+                )
+            except Exception as exc:
+                msg = f"embedding server failed: {type(exc).__name__}: {exc}"
+                raise EmbeddingError(msg) from exc
+            rows.extend(item.embedding for item in sorted(resp.data, key=lambda d: d.index))
+        return np.asarray(rows, dtype=np.float32)

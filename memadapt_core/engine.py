@@ -1,0 +1,321 @@
+"""``AsyncMemory``: the engine. Its sync twin ``Memory`` (sync.py) is written by hand over the same no-I/O code.
+
+Blocking work never runs on the event loop: a server backend and big batches go to a thread; the embedded
+store's sub-millisecond calls and one-query embeddings run inline, where a thread hop would cost more than them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from . import edits, operations
+from .config import MemorySettings
+from .embedders.base import Embedder
+from .errors import StoreUnavailableError
+from .inputs import parse_scope
+from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from .ranking import rank
+from .records import SEARCH_FIELDS, record_from_payload
+from .records import record_id as _record_id
+from .store import Store, build_settings
+
+if TYPE_CHECKING:
+    from .sync import Memory
+
+__all__ = ["AsyncMemory"]
+
+T = TypeVar("T")
+_HEAVY = 64  # points in one write above which the embedded store is written from a thread
+
+
+class AsyncMemory:
+    """Long-term memory for agents, async. ``AsyncMemory()`` opens the embedded store; see ``MemorySettings``."""
+
+    def __init__(
+        self,
+        *,
+        path: str | Path | None = None,
+        location: str | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        backend: Literal["edge", "qdrant", "qdrant-local"] | None = None,
+        collection: str | None = None,
+        embedder: str | Embedder | None = None,
+        plugins: Sequence[object] = (),
+        settings: MemorySettings | None = None,
+        _store: Store | None = None,
+        **options: Any,
+    ) -> None:
+        if _store is not None:
+            self._s, self._owner = _store, False
+            return
+        given_embedder = embedder if isinstance(embedder, Embedder) else None
+        cfg = build_settings(
+            settings,
+            {
+                "path": None if path is None else str(path), "location": location, "url": url, "api_key": api_key,
+                "backend": backend, "collection": collection,
+                "embedder": embedder if isinstance(embedder, str) else None, **options,
+            },
+        )  # fmt: skip
+        self._s, self._owner = Store(cfg, embedder=given_embedder, plugins=plugins), True
+
+    # -- plumbing ----------------------------------------------------------------------------------------------------
+    @property
+    def settings(self) -> MemorySettings:
+        return self._s.settings
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._s.embedder
+
+    def as_sync(self) -> Memory:
+        """A sync view of this same store (closing the view does not close the store)."""
+        from .sync import Memory
+
+        return Memory(_store=self._s)
+
+    async def _run(self, fn: Callable[..., T], *args: Any, heavy: bool = False, **kwargs: Any) -> T:
+        if self._s.closed:
+            msg = "this memory is closed"
+            raise StoreUnavailableError(msg)
+        if heavy or self._s.backend.blocking_io:
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Flush and close the store if this object opened it; a view only lets go of it."""
+        if self._owner and not self._s.closed:
+            await asyncio.to_thread(self._s.close)
+
+    # -- writes --------------------------------------------------------------------------------------------------------
+    def record_id(self, external_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                  session_id: str | None = None) -> str:  # fmt: skip
+        """The record id that ``add`` gives a message whose ``id`` is ``external_id`` in this scope."""
+        return _record_id(parse_scope(user_id, agent_id, session_id), edits.parse_id(external_id, "external_id"))
+
+    async def add(
+        self,
+        messages: str | dict[str, Any] | Sequence[str | dict[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind = "message",
+        metadata: dict[str, Any] | None = None,
+        observed_at: datetime | str | None = None,
+        on_conflict: Literal["skip", "replace"] = "skip",
+    ) -> builtins.list[MemoryRecord]:
+        """Store messages (or facts); returns one record per accepted input, already-stored duplicates included."""
+        s = self._s
+        plan = operations.plan_add(
+            s, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, kind=kind,
+            metadata=metadata, observed_at=observed_at, on_conflict=on_conflict,
+        )  # fmt: skip
+        if not plan.drafts:
+            return []
+        operations.resolve_existing(plan, await self._run(s.backend.retrieve, plan.candidate_ids))
+        if plan.to_store:
+            ctx = plan.context_filter
+            previous = []
+            if ctx is not None:
+                previous = await self._run(s.backend.scroll, ctx, operations.context_window(s), descending=True)
+            dense = await s.embedder.aembed_documents([d.indexed for d in plan.to_store])
+            points, reindex = operations.build_points(s, plan, dense, previous)
+            await self._run(s.backend.upsert, points, heavy=len(points) > _HEAVY)
+            if reindex:
+                await self._run(s.backend.set_sparse, reindex)
+            s.hooks.on_added(plan.new_records())
+        return plan.result()
+
+    async def update(self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None) -> MemoryRecord:
+        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``."""
+        s = self._s
+        plan = edits.plan_update(s, id, text, metadata)
+        found = await self._run(s.backend.retrieve, [plan.id])
+        record, history = edits.apply_update(plan, found[0] if found else None)
+        dense = await s.embedder.aembed_documents([record.text if not record.name else f"{record.name}: {record.text}"])
+        await self._run(s.backend.upsert, [edits.updated_point(s, record, history, dense[0])])
+        return record
+
+    async def delete(self, id: str) -> bool:
+        """Delete one record (and its history). False when no such record exists."""
+        return await self.delete_many([id]) == 1
+
+    async def delete_many(self, ids: Sequence[str]) -> int:
+        s = self._s
+        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
+        found = [p.id for p in await self._run(s.backend.retrieve, wanted)]
+        if found:
+            await self._run(s.backend.delete, found)
+            s.hooks.on_deleted(found)
+        return len(found)
+
+    async def delete_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> int:
+        """Delete everything in exactly this scope, in one filtered operation; returns how many records went."""
+        s = self._s
+        flt = operations.scope_filter(parse_scope(user_id, agent_id, session_id))
+        count = await self._run(s.backend.count, flt)
+        if count:
+            await self._run(s.backend.delete_where, flt, heavy=True)
+        return count
+
+    # -- reads ---------------------------------------------------------------------------------------------------------
+    async def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 5,
+        kinds: Sequence[Kind] | None = None,
+        threshold: float | None = None,
+        time_range: tuple[datetime | str | None, datetime | str | None] | None = None,
+        now: datetime | None = None,
+        filters: dict[str, Any] | None = None,
+        include_superseded: bool = False,
+        as_of: datetime | None = None,
+    ) -> builtins.list[SearchHit]:
+        """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
+        s = self._s
+        plan = operations.plan_search(
+            s, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
+            threshold=threshold, time_range=time_range, now=now, filters=filters,
+            include_superseded=include_superseded, as_of=as_of,
+        )  # fmt: skip
+        qvec = await s.embedder.aembed_query(plan.query)
+        svec = s.sparse.query(plan.query)
+        dense, sparse = await self._run(s.backend.search, qvec, svec, plan.flt, plan.candidates, SEARCH_FIELDS)
+        ranked = rank(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.limit]
+        if not ranked:
+            return []
+        points = await self._run(s.backend.retrieve, [r.id for r in ranked])
+        return s.hooks.rerank(plan.query, operations.hits_from(ranked, points))
+
+    async def get(
+        self,
+        id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> MemoryRecord | None:
+        """A record by id; with a scope, only if it belongs to that scope."""
+        found = await self.get_many([id], user_id=user_id, agent_id=agent_id, session_id=session_id)
+        return found[0] if found else None
+
+    async def get_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        points = {p.id: p for p in await self._run(self._s.backend.retrieve, wanted)}
+        records = [record_from_payload(i, points[i].payload) for i in dict.fromkeys(wanted) if i in points]
+        return [r for r in records if operations.in_scope(r, scope)]
+
+    async def list(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        filters: dict[str, Any] | None = None,
+    ) -> Page:
+        """Records of a scope, oldest first (``observed_at``), a page at a time."""
+        s = self._s
+        plan = operations.plan_list(
+            s, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
+            cursor=cursor, filters=filters,
+        )  # fmt: skip
+        points = await self._run(s.backend.scroll, plan.flt, plan.fetch, start_from=plan.start)
+        records, nxt = operations.finish_list(plan, points)
+        return Page(records=records, next_cursor=nxt)
+
+    async def count(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None,
+    ) -> int:  # fmt: skip
+        plan = operations.plan_list(
+            self._s, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=1,
+            cursor=None, filters=filters,
+        )  # fmt: skip
+        return await self._run(self._s.backend.count, plan.flt)
+
+    async def history(self, id: str) -> builtins.list[HistoryEvent]:
+        """The changes to a record and to the facts it superseded or was superseded by, oldest first."""
+        s = self._s
+        seen: dict[str, Any] = {}
+        todo = [edits.parse_id(id)]
+        while todo and len(seen) < 100:
+            points = await self._run(s.backend.retrieve, [i for i in todo if i not in seen])
+            todo = []
+            for p in points:
+                seen[p.id] = p
+                todo += [i for i in edits.chain_ids(p) if i not in seen]
+        return edits.collect_history(seen.values())
+
+    def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
+        """The delimited text block adapters inject into an agent's context (``memadapt_format_context``)."""
+        return self._s.hooks.format_context(query, hits)
+
+    # -- maintenance -------------------------------------------------------------------------------------------------
+    async def export(
+        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, kinds: Sequence[Kind] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:  # fmt: skip
+        """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
+        sync = self.as_sync()
+        return await asyncio.to_thread(
+            sync.export,
+            path,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            kinds=kinds,
+            progress=progress,
+        )
+
+    async def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> int:
+        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records."""
+        return await asyncio.to_thread(self.as_sync().import_, path, progress=progress)
+
+    async def flush(self) -> None:
+        """Wait for background work and make every write durable on disk."""
+        await self._run(self._s.backend.flush, heavy=True)
+
+    async def consolidate(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> int:
+        """Consolidate pending messages now (needs an LLM; without one there is nothing to do and 0 is returned)."""
+        if user_id is not None or agent_id is not None or session_id is not None:
+            parse_scope(user_id, agent_id, session_id)
+        return 0
+
+    async def optimize(self) -> None:
+        """Maintenance: build the vector index (slow, blocks the store; never needed for correctness)."""
+        await self._run(self._s.backend.optimize, heavy=True)
+
+    async def stats(self) -> dict[str, Any]:
+        s = self._s
+        out = await self._run(s.backend.stats)
+        out.update({"embedder": s.embedder.name, "dim": s.embedder.dim})
+        return out

@@ -1,0 +1,335 @@
+"""The no-I/O half of every engine operation, shared by ``AsyncMemory`` and ``Memory``.
+
+Each public method of the twins is: plan here (validate, run hooks, build filters) -> I/O in the twin (embed,
+read, write; awaited or not) -> finish here (dedup against what exists, fuse, build results).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import numpy as np
+
+from .backends.base import FilterSpec, StoredPoint
+from .errors import ValidationError
+from .inputs import (
+    parse_filters,
+    parse_kind,
+    parse_kinds,
+    parse_limit,
+    parse_messages,
+    parse_metadata,
+    parse_moment,
+    parse_scope,
+    parse_text,
+    parse_time_range,
+)
+from .models import HistoryEvent, Kind, MemoryRecord, Scope, SearchHit
+from .ranking import QueryPlan, Ranked
+from .records import (
+    content_id,
+    dense_text,
+    history_of,
+    normalised_hash,
+    payload_of,
+    record_from_payload,
+    record_id,
+    sparse_text,
+    utcnow,
+)
+from .sparse import SparseVector
+from .store import Store
+from .temporal import find_time_range, is_when_question
+
+__all__ = ["AddPlan", "ListPlan", "SearchPlan", "plan_add", "plan_list", "plan_search"]
+
+Conflict = Literal["skip", "replace"]
+
+
+@dataclass
+class Draft:
+    record: MemoryRecord
+    history: list[HistoryEvent] = field(default_factory=list)
+
+    @property
+    def indexed(self) -> str:
+        return dense_text(self.record.text, self.record.name)
+
+
+@dataclass
+class AddPlan:
+    scope: Scope
+    kind: Kind
+    on_conflict: Conflict
+    drafts: list[Draft]  # accepted, unique within the call, in input order
+    order: list[str]  # the record id answering each accepted input
+    to_store: list[Draft] = field(default_factory=list)
+    existing: dict[str, MemoryRecord] = field(default_factory=dict)
+
+    @property
+    def candidate_ids(self) -> list[str]:
+        return [d.record.id for d in self.drafts]
+
+    @property
+    def context_filter(self) -> FilterSpec | None:
+        """Messages in a session are indexed with their neighbours: the latest stored turns are needed."""
+        if self.kind != "message" or self.scope.session_id is None or not self.to_store:
+            return None
+        s = self.scope
+        return FilterSpec(user_id=s.user_id, agent_id=s.agent_id, session_id=s.session_id, kinds=("message",))
+
+    def result(self) -> list[MemoryRecord]:
+        stored = {d.record.id: d.record for d in self.to_store}
+        return [stored.get(i) or self.existing[i] for i in self.order]
+
+    def new_records(self) -> list[MemoryRecord]:
+        return [d.record for d in self.to_store]
+
+
+def plan_add(
+    store: Store,
+    messages: object,
+    *,
+    user_id: object,
+    agent_id: object,
+    session_id: object,
+    kind: object,
+    metadata: object,
+    observed_at: object,
+    on_conflict: object,
+) -> AddPlan:
+    scope = parse_scope(user_id, agent_id, session_id)
+    k = parse_kind(kind)
+    if on_conflict not in ("skip", "replace"):
+        field = "on_conflict"
+        raise ValidationError(field, "must be 'skip' or 'replace'")
+    base_meta = parse_metadata(metadata)
+    base_time = None if observed_at is None else parse_moment("observed_at", observed_at)
+    inputs = parse_messages(messages, kind=k, max_chars=store.settings.max_text_chars)
+    now = utcnow()
+    drafts: dict[str, Draft] = {}
+    order: list[str] = []
+    for i, msg in enumerate(inputs):
+        # Without a timestamp, turns of one call keep their order (a microsecond apart).
+        when = msg.observed_at or base_time or now + timedelta(microseconds=i)
+        digest = normalised_hash(msg.text, role=msg.role if k == "message" else None, name=msg.name)
+        rid = record_id(scope, msg.external_id) if msg.external_id else content_id(scope, k, digest)
+        record = MemoryRecord(
+            id=rid, text=msg.text, kind=k, role=msg.role, name=msg.name,
+            external_id=msg.external_id, observed_at=when, created_at=now, updated_at=now,
+            valid_from=when if k != "message" else None, hash=digest,
+            metadata={**base_meta, **msg.metadata}, **scope.model_dump(),
+        )  # fmt: skip
+        if not store.hooks.accept(record, scope):
+            continue
+        record = store.hooks.prepare_record(record)
+        if record.id not in drafts:
+            drafts[record.id] = Draft(record, [HistoryEvent(record_id=rid, event="add", at=now, new_text=record.text)])
+        order.append(record.id)
+    return AddPlan(scope, k, on_conflict, list(drafts.values()), order)
+
+
+def resolve_existing(plan: AddPlan, existing: list[StoredPoint]) -> None:
+    """Decide what to write: skip (or replace) what is already stored."""
+    found = {p.id: p for p in existing}
+    for draft in plan.drafts:
+        point = found.get(draft.record.id)
+        if point is None:
+            plan.to_store.append(draft)
+            continue
+        old = record_from_payload(point.id, point.payload)
+        if plan.on_conflict == "skip" or (old.text == draft.record.text and old.metadata == draft.record.metadata):
+            plan.existing[old.id] = old
+            continue
+        now = draft.record.updated_at
+        draft.record = draft.record.model_copy(update={"created_at": old.created_at})
+        draft.history = [
+            *history_of(point.id, point.payload),
+            HistoryEvent(record_id=old.id, event="update", at=now, old_text=old.text, new_text=draft.record.text),
+        ]
+        plan.to_store.append(draft)
+
+
+def build_points(
+    store: Store, plan: AddPlan, dense: np.ndarray[Any, Any], previous: list[StoredPoint]
+) -> tuple[list[StoredPoint], list[tuple[str, SparseVector]]]:
+    """Points to upsert, and sparse re-indexing of the stored turns that now have a following turn.
+
+    ``previous``: the latest stored messages of the session, newest first.
+    """
+    cfg = store.settings.retrieval
+    enc = store.sparse
+    new_ids = {d.record.id for d in plan.to_store}
+    prev = [p for p in previous if p.id not in new_ids][::-1]  # oldest first
+    prev_texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in prev]
+    use_context = plan.context_filter is not None
+    seq = prev_texts + [d.indexed for d in plan.to_store] if use_context else [d.indexed for d in plan.to_store]
+    offset = len(prev_texts) if use_context else 0
+    points: list[StoredPoint] = []
+    for i, draft in enumerate(plan.to_store):
+        pos = offset + i
+        if use_context:
+            text = sparse_text(
+                seq[pos], seq[max(0, pos - cfg.context_prev) : pos], seq[pos + 1 : pos + 1 + cfg.context_next]
+            )
+        else:
+            text = draft.indexed
+        payload = payload_of(draft.record, draft.history)
+        points.append(StoredPoint(draft.record.id, payload, dense[i], enc.document(text)))
+    updates: list[tuple[str, SparseVector]] = []
+    if use_context and cfg.context_next:
+        for j in range(max(0, len(prev) - cfg.context_next), len(prev)):
+            before = seq[max(0, j - cfg.context_prev) : j]
+            after = seq[j + 1 : j + 1 + cfg.context_next]
+            updates.append((prev[j].id, enc.document(sparse_text(seq[j], before, after))))
+    return points, updates
+
+
+def context_window(store: Store) -> int:
+    cfg = store.settings.retrieval
+    return cfg.context_prev + cfg.context_next
+
+
+# -- search ----------------------------------------------------------------------------------------------------------
+@dataclass
+class SearchPlan:
+    query: str
+    flt: FilterSpec
+    limit: int
+    candidates: int
+    ranking: QueryPlan
+
+
+def scope_filter(scope: Scope, **extra: Any) -> FilterSpec:
+    return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, **extra)
+
+
+def plan_search(
+    store: Store,
+    query: object,
+    *,
+    user_id: object,
+    agent_id: object,
+    session_id: object,
+    limit: object,
+    kinds: object,
+    threshold: object,
+    time_range: object,
+    now: object,
+    filters: object,
+    include_superseded: bool,
+    as_of: object,
+) -> SearchPlan:
+    s = store.settings
+    text = parse_text("query", query, s.max_text_chars)
+    scope = parse_scope(user_id, agent_id, session_id)
+    n = parse_limit(limit, s.max_limit)
+    ks = parse_kinds(kinds)
+    if threshold is not None and (
+        isinstance(threshold, bool) or not isinstance(threshold, int | float) or not math.isfinite(threshold)
+    ):
+        field = "threshold"
+        raise ValidationError(field, "must be a finite number or None (the default relevance floor)")
+    rng = parse_time_range(time_range)
+    ref = utcnow() if now is None else parse_moment("now", now)
+    at = None if as_of is None else parse_moment("as_of", as_of)
+    conds = parse_filters(filters)
+    text = store.hooks.prepare_query(text)
+    window = None
+    if rng is None:
+        found = find_time_range(text, ref)
+        if found is not None:
+            window = found.widened(
+                timedelta(days=s.retrieval.date_window_before_days),
+                timedelta(days=s.retrieval.date_window_after_days),
+            )
+    flt = scope_filter(
+        scope, kinds=ks, valid_only=not include_superseded and at is None, valid_at=at, metadata=conds,
+        observed_from=rng[0] if rng else None, observed_to=rng[1] if rng else None,
+    )  # fmt: skip
+    plan = QueryPlan(text, window, is_when_question(text), None if threshold is None else float(threshold))
+    return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan)
+
+
+def hits_from(ranked: list[Ranked], points: list[StoredPoint]) -> list[SearchHit]:
+    by_id = {p.id: p for p in points}
+    return [
+        SearchHit(record=record_from_payload(r.id, by_id[r.id].payload), score=r.score, scores=r.scores)
+        for r in ranked
+        if r.id in by_id
+    ]
+
+
+# -- list ------------------------------------------------------------------------------------------------------------
+@dataclass
+class ListPlan:
+    flt: FilterSpec
+    limit: int
+    start: datetime | None
+    skip: frozenset[str]
+
+    @property
+    def fetch(self) -> int:
+        return self.limit + len(self.skip) + 1
+
+
+def plan_list(
+    store: Store, *, user_id: object, agent_id: object, session_id: object, kinds: object, limit: object,
+    cursor: object, filters: object,
+) -> ListPlan:  # fmt: skip
+    scope = parse_scope(user_id, agent_id, session_id)
+    flt = scope_filter(scope, kinds=parse_kinds(kinds), metadata=parse_filters(filters))
+    n = parse_limit(limit, store.settings.max_limit)
+    start, skip = decode_cursor(cursor)
+    return ListPlan(flt, n, start, skip)
+
+
+def finish_list(plan: ListPlan, points: list[StoredPoint]) -> tuple[list[MemoryRecord], str | None]:
+    # Ties on observed_at come back in backend-specific order: break them by id so every backend pages alike.
+    records = sorted((record_from_payload(p.id, p.payload) for p in points), key=lambda r: (r.observed_at, r.id))
+    fresh = [r for r in records if not (plan.start is not None and r.observed_at == plan.start and r.id in plan.skip)]
+    page, more = fresh[: plan.limit], len(fresh) > plan.limit
+    if not more or not page:
+        return page, None
+    last = page[-1].observed_at
+    seen = {r.id for r in page if r.observed_at == last}
+    if plan.start == last:
+        seen |= plan.skip
+    return page, _encode_cursor(last, seen)
+
+
+def _encode_cursor(start: datetime, skip: set[str]) -> str:
+    raw = json.dumps({"t": start.isoformat(), "s": sorted(skip)}).encode()
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def decode_cursor(cursor: object) -> tuple[datetime | None, frozenset[str]]:
+    if cursor is None:
+        return None, frozenset()
+    if not isinstance(cursor, str):
+        field = "cursor"
+        raise ValidationError(field, "must be the next_cursor string of a previous page")
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        return datetime.fromisoformat(data["t"]), frozenset(str(x) for x in data["s"])
+    except (ValueError, KeyError, TypeError, binascii.Error) as exc:
+        field = "cursor"
+        raise ValidationError(field, "is not a cursor this store made") from exc
+
+
+def in_scope(record: MemoryRecord, scope: Scope) -> bool:
+    """Whether a record belongs to ``scope`` (ids not given are not constrained)."""
+    return all(
+        want is None or have == want
+        for want, have in (
+            (scope.user_id, record.user_id),
+            (scope.agent_id, record.agent_id),
+            (scope.session_id, record.session_id),
+        )
+    )

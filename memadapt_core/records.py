@@ -1,0 +1,131 @@
+"""Records <-> stored payloads, deterministic ids, hashes and the text each record is indexed by. No I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from .backends._payload_time import iso
+from .models import HistoryEvent, MemoryRecord, Scope
+from .temporal import mentions_time
+
+__all__ = [
+    "SEARCH_FIELDS",
+    "dense_text",
+    "history_of",
+    "normalised_hash",
+    "payload_of",
+    "record_from_payload",
+    "record_id",
+    "sparse_text",
+    "utcnow",
+]
+
+_NAMESPACE = uuid.UUID("0f6b1c2e-8f51-5d2a-9d4e-6d656d616461")
+_SPACES = re.compile(r"\s+")
+# The payload fields search needs for its boosts; everything else is fetched for the final hits only.
+SEARCH_FIELDS = ("session_id", "name", "observed_at", "has_time")
+_TIME_FIELDS = ("observed_at", "created_at", "updated_at", "valid_from", "valid_to")
+_OPTIONAL_FIELDS = (
+    "user_id", "agent_id", "session_id", "role", "name", "external_id", "supersedes", "superseded_by",
+)  # fmt: skip
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def record_id(scope: Scope, external_id: str) -> str:
+    """The id of the record a framework calls ``external_id`` in ``scope``: the same input, the same id."""
+    return str(uuid.uuid5(_NAMESPACE, f"{scope.key()}\x1fx={external_id}"))
+
+
+def content_id(scope: Scope, kind: str, digest: str) -> str:
+    """The id of a record without an external id: a re-sent text maps to the record already stored."""
+    return str(uuid.uuid5(_NAMESPACE, f"{scope.key()}\x1fk={kind}\x1fh={digest}"))
+
+
+def normalised_hash(text: str, *, role: str | None = None, name: str | None = None) -> str:
+    norm = _SPACES.sub(" ", text.strip().lower())
+    return hashlib.sha256(f"{role or ''}\x1f{name or ''}\x1f{norm}".encode()).hexdigest()[:32]
+
+
+def dense_text(text: str, name: str | None) -> str:
+    return f"{name}: {text}" if name else text
+
+
+def sparse_text(own: str, before: Sequence[str], after: Sequence[str]) -> str:
+    """A turn is indexed with its neighbours' words, so a reply is found by the words of what it answers."""
+    return " ".join([*before, own, *after])
+
+
+def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = ()) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "text": record.text,
+        "kind": record.kind,
+        "hash": record.hash,
+        "observed_at": iso(record.observed_at),
+        "created_at": iso(record.created_at),
+        "updated_at": iso(record.updated_at),
+        "has_time": mentions_time(record.text),
+        "metadata": record.metadata,
+    }
+    for key in _OPTIONAL_FIELDS:
+        value = getattr(record, key)
+        if value is not None:
+            payload[key] = value
+    if record.valid_from is not None:
+        payload["valid_from"] = iso(record.valid_from)
+    if record.valid_to is not None:
+        payload["valid_to"] = iso(record.valid_to)
+    if record.source_ids:
+        payload["source_ids"] = list(record.source_ids)
+    if record.kind == "message":
+        payload["consolidated"] = record.consolidated
+    if history:
+        payload["history"] = [_event_payload(e) for e in history]
+    return payload
+
+
+def _event_payload(event: HistoryEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {"event": event.event, "at": iso(event.at)}
+    for key in ("old_text", "new_text", "by"):
+        value = getattr(event, key)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
+    data: dict[str, Any] = {k: payload.get(k) for k in _OPTIONAL_FIELDS if payload.get(k) is not None}
+    for key in _TIME_FIELDS:
+        if payload.get(key):
+            data[key] = datetime.fromisoformat(payload[key])
+    return MemoryRecord(
+        id=point_id,
+        text=payload.get("text", ""),
+        kind=payload.get("kind", "message"),
+        hash=payload.get("hash", ""),
+        source_ids=list(payload.get("source_ids") or []),
+        consolidated=bool(payload.get("consolidated", False)),
+        metadata=dict(payload.get("metadata") or {}),
+        **data,
+    )
+
+
+def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:
+    return [
+        HistoryEvent(
+            record_id=point_id,
+            event=e["event"],
+            at=datetime.fromisoformat(e["at"]),
+            old_text=e.get("old_text"),
+            new_text=e.get("new_text"),
+            by=e.get("by"),
+        )
+        for e in payload.get("history") or []
+    ]

@@ -1,0 +1,112 @@
+"""``Store``: what the async engine and its sync twin share — settings, plugins, embedder, sparse encoder and the
+opened backend. Opening does blocking work (loading weights, opening a folder), so both twins build it in their
+constructors, never inside ``async def``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .backends.base import CollectionInfo, VectorBackend
+from .config import EmbedderSettings, MemorySettings, default_path
+from .embedders.base import Embedder
+from .errors import ConfigurationError
+from .plugins import Hooks, create_plugin_manager
+from .sparse import SparseEncoder
+
+__all__ = ["Store", "build_settings"]
+
+
+def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -> MemorySettings:
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if isinstance(given.get("embedder"), str):
+        given["embedder"] = EmbedderSettings(provider=given["embedder"])
+    try:
+        if settings is None:
+            return MemorySettings(**given)
+        return settings.model_copy(update=given) if given else settings
+    except Exception as exc:  # pydantic's ValidationError: name the setting, drop the stack
+        msg = f"invalid memadapt settings: {exc}"
+        raise ConfigurationError(msg) from exc
+
+
+class Store:
+    """Opened resources; closed once, by whichever twin created it."""
+
+    def __init__(
+        self,
+        settings: MemorySettings,
+        *,
+        embedder: Embedder | None = None,
+        plugins: Sequence[object] = (),
+        load_entrypoints: bool = True,
+    ) -> None:
+        self.settings = settings
+        self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
+        self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
+        self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
+        self._tempdir: str | None = None
+        self.backend: VectorBackend = self._open_backend()
+        self.collection = CollectionInfo(
+            name=settings.collection or _collection_name(self.embedder), embedder=self.embedder.name,
+            dim=self.embedder.dim,
+        )  # fmt: skip
+        try:
+            self.backend.open_collection(self.collection)
+        except BaseException:
+            self._release()
+            raise
+        self.closed = False
+        self.lock = threading.Lock()  # guards read-modify-write sequences (update, history) across threads
+
+    def _open_backend(self) -> VectorBackend:
+        s = self.settings
+        kind = s.resolved_backend()
+        if kind == "qdrant":
+            if not s.url:
+                msg = "url: the qdrant backend needs a server url (or use backend='qdrant-local')"
+                raise ConfigurationError(msg)
+            from .backends.client import QdrantClientBackend
+
+            key = s.api_key.get_secret_value() if s.api_key else None
+            return QdrantClientBackend(url=s.url, api_key=key, timeout=s.timeout, shard_key=s.shard_key)
+        if kind == "qdrant-local":
+            from .backends.client import QdrantClientBackend
+
+            if s.path:
+                return QdrantClientBackend(path=s.path)
+            return QdrantClientBackend(location=s.location or ":memory:")
+        from .backends.edge import EdgeBackend
+
+        if s.location is not None and s.location != ":memory:":
+            msg = "location: the embedded store takes ':memory:' (a temporary folder) or a folder as path="
+            raise ConfigurationError(msg)
+        if s.location == ":memory:" and not s.path:
+            self._tempdir = tempfile.mkdtemp(prefix="memadapt-")
+            return EdgeBackend(self._tempdir)
+        return EdgeBackend(Path(s.path).expanduser() if s.path else default_path())
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.backend.close()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        if self._tempdir is not None:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
+
+
+def _collection_name(embedder: Embedder) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", embedder.name.lower()).strip("_")
+    return f"memadapt_{slug}_{embedder.dim}"

@@ -1,0 +1,356 @@
+"""``Memory``: the sync twin of ``AsyncMemory``, written by hand over the same no-I/O code (no event loop inside).
+
+Safe to share between threads: the embedded store serialises writes and serves reads concurrently.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import edits, operations
+from .config import MemorySettings
+from .embedders.base import Embedder
+from .errors import StoreUnavailableError, ValidationError
+from .inputs import parse_scope
+from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from .ranking import rank
+from .records import SEARCH_FIELDS, record_from_payload
+from .records import record_id as _record_id
+from .store import Store, build_settings
+
+if TYPE_CHECKING:
+    from .engine import AsyncMemory
+
+__all__ = ["Memory"]
+
+_IMPORT_BATCH = 256
+_EXPORT_PAGE = 500
+
+
+class Memory:
+    """Long-term memory for agents, sync. ``Memory()`` opens the embedded store; see ``MemorySettings``."""
+
+    def __init__(
+        self,
+        *,
+        path: str | Path | None = None,
+        location: str | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        backend: Literal["edge", "qdrant", "qdrant-local"] | None = None,
+        collection: str | None = None,
+        embedder: str | Embedder | None = None,
+        plugins: Sequence[object] = (),
+        settings: MemorySettings | None = None,
+        _store: Store | None = None,
+        **options: Any,
+    ) -> None:
+        if _store is not None:
+            self._s, self._owner = _store, False
+            return
+        given_embedder = embedder if isinstance(embedder, Embedder) else None
+        cfg = build_settings(
+            settings,
+            {
+                "path": None if path is None else str(path), "location": location, "url": url, "api_key": api_key,
+                "backend": backend, "collection": collection,
+                "embedder": embedder if isinstance(embedder, str) else None, **options,
+            },
+        )  # fmt: skip
+        self._s, self._owner = Store(cfg, embedder=given_embedder, plugins=plugins), True
+
+    # -- plumbing ----------------------------------------------------------------------------------------------------
+    @property
+    def settings(self) -> MemorySettings:
+        return self._s.settings
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._s.embedder
+
+    def as_async(self) -> AsyncMemory:
+        """An async view of this same store (closing the view does not close the store)."""
+        from .engine import AsyncMemory
+
+        return AsyncMemory(_store=self._s)
+
+    def _live(self) -> Store:
+        if self._s.closed:
+            msg = "this memory is closed"
+            raise StoreUnavailableError(msg)
+        return self._s
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Flush and close the store if this object opened it; a view only lets go of it."""
+        if self._owner:
+            self._s.close()
+
+    # -- writes --------------------------------------------------------------------------------------------------------
+    def record_id(self, external_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                  session_id: str | None = None) -> str:  # fmt: skip
+        """The record id that ``add`` gives a message whose ``id`` is ``external_id`` in this scope."""
+        return _record_id(parse_scope(user_id, agent_id, session_id), edits.parse_id(external_id, "external_id"))
+
+    def add(
+        self,
+        messages: str | dict[str, Any] | Sequence[str | dict[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind = "message",
+        metadata: dict[str, Any] | None = None,
+        observed_at: datetime | str | None = None,
+        on_conflict: Literal["skip", "replace"] = "skip",
+    ) -> builtins.list[MemoryRecord]:
+        """Store messages (or facts); returns one record per accepted input, already-stored duplicates included."""
+        s = self._live()
+        plan = operations.plan_add(
+            s, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, kind=kind,
+            metadata=metadata, observed_at=observed_at, on_conflict=on_conflict,
+        )  # fmt: skip
+        if not plan.drafts:
+            return []
+        operations.resolve_existing(plan, s.backend.retrieve(plan.candidate_ids))
+        if plan.to_store:
+            ctx = plan.context_filter
+            previous = [] if ctx is None else s.backend.scroll(ctx, operations.context_window(s), descending=True)
+            dense = s.embedder.embed_documents([d.indexed for d in plan.to_store])
+            points, reindex = operations.build_points(s, plan, dense, previous)
+            s.backend.upsert(points)
+            if reindex:
+                s.backend.set_sparse(reindex)
+            s.hooks.on_added(plan.new_records())
+        return plan.result()
+
+    def update(self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None) -> MemoryRecord:
+        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``."""
+        s = self._live()
+        plan = edits.plan_update(s, id, text, metadata)
+        found = s.backend.retrieve([plan.id])
+        record, history = edits.apply_update(plan, found[0] if found else None)
+        dense = s.embedder.embed_documents([record.text if not record.name else f"{record.name}: {record.text}"])
+        s.backend.upsert([edits.updated_point(s, record, history, dense[0])])
+        return record
+
+    def delete(self, id: str) -> bool:
+        """Delete one record (and its history). False when no such record exists."""
+        return self.delete_many([id]) == 1
+
+    def delete_many(self, ids: Sequence[str]) -> int:
+        s = self._live()
+        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
+        found = [p.id for p in s.backend.retrieve(wanted)]
+        if found:
+            s.backend.delete(found)
+            s.hooks.on_deleted(found)
+        return len(found)
+
+    def delete_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> int:
+        """Delete everything in exactly this scope, in one filtered operation; returns how many records went."""
+        s = self._live()
+        flt = operations.scope_filter(parse_scope(user_id, agent_id, session_id))
+        count = s.backend.count(flt)
+        if count:
+            s.backend.delete_where(flt)
+        return count
+
+    # -- reads ---------------------------------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 5,
+        kinds: Sequence[Kind] | None = None,
+        threshold: float | None = None,
+        time_range: tuple[datetime | str | None, datetime | str | None] | None = None,
+        now: datetime | None = None,
+        filters: dict[str, Any] | None = None,
+        include_superseded: bool = False,
+        as_of: datetime | None = None,
+    ) -> builtins.list[SearchHit]:
+        """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
+        s = self._live()
+        plan = operations.plan_search(
+            s, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
+            threshold=threshold, time_range=time_range, now=now, filters=filters,
+            include_superseded=include_superseded, as_of=as_of,
+        )  # fmt: skip
+        qvec = s.embedder.embed_query(plan.query)
+        svec = s.sparse.query(plan.query)
+        dense, sparse = s.backend.search(qvec, svec, plan.flt, plan.candidates, SEARCH_FIELDS)
+        ranked = rank(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.limit]
+        if not ranked:
+            return []
+        points = s.backend.retrieve([r.id for r in ranked])
+        return s.hooks.rerank(plan.query, operations.hits_from(ranked, points))
+
+    def get(
+        self,
+        id: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> MemoryRecord | None:
+        """A record by id; with a scope, only if it belongs to that scope."""
+        found = self.get_many([id], user_id=user_id, agent_id=agent_id, session_id=session_id)
+        return found[0] if found else None
+
+    def get_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        points = {p.id: p for p in self._live().backend.retrieve(wanted)}
+        records = [record_from_payload(i, points[i].payload) for i in dict.fromkeys(wanted) if i in points]
+        return [r for r in records if operations.in_scope(r, scope)]
+
+    def list(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        filters: dict[str, Any] | None = None,
+    ) -> Page:
+        """Records of a scope, oldest first (``observed_at``), a page at a time."""
+        s = self._live()
+        plan = operations.plan_list(
+            s, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
+            cursor=cursor, filters=filters,
+        )  # fmt: skip
+        records, nxt = operations.finish_list(plan, s.backend.scroll(plan.flt, plan.fetch, start_from=plan.start))
+        return Page(records=records, next_cursor=nxt)
+
+    def count(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None,
+    ) -> int:  # fmt: skip
+        s = self._live()
+        plan = operations.plan_list(
+            s, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=1,
+            cursor=None, filters=filters,
+        )  # fmt: skip
+        return s.backend.count(plan.flt)
+
+    def history(self, id: str) -> builtins.list[HistoryEvent]:
+        """The changes to a record and to the facts it superseded or was superseded by, oldest first."""
+        s = self._live()
+        seen: dict[str, Any] = {}
+        todo = [edits.parse_id(id)]
+        while todo and len(seen) < 100:
+            points = s.backend.retrieve([i for i in todo if i not in seen])
+            todo = []
+            for p in points:
+                seen[p.id] = p
+                todo += [i for i in edits.chain_ids(p) if i not in seen]
+        return edits.collect_history(seen.values())
+
+    def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
+        """The delimited text block adapters inject into an agent's context (``memadapt_format_context``)."""
+        return self._s.hooks.format_context(query, hits)
+
+    # -- maintenance -------------------------------------------------------------------------------------------------
+    def export(
+        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, kinds: Sequence[Kind] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:  # fmt: skip
+        """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
+        s = self._live()
+        flt = edits.export_filter(user_id, agent_id, session_id, kinds)
+        written, start, skip = 0, None, frozenset[str]()
+        plan = operations.ListPlan(flt, _EXPORT_PAGE, start, skip)
+        try:
+            out = Path(path).open("w", encoding="utf-8")  # noqa: SIM115 - opened here to translate its OSError
+        except OSError as exc:
+            field = "path"
+            raise ValidationError(field, f"cannot write {path}: {exc}") from exc
+        with out:
+            while True:
+                points = s.backend.scroll(flt, plan.fetch, start_from=plan.start)
+                by_id = {p.id: p for p in points}
+                records, cursor = operations.finish_list(plan, points)
+                for r in records:
+                    out.write(edits.record_line(by_id[r.id]) + "\n")
+                written += len(records)
+                if progress is not None:
+                    progress(len(records))
+                if cursor is None:
+                    return written
+                plan = operations.ListPlan(flt, _EXPORT_PAGE, *operations.decode_cursor(cursor))
+
+    def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> int:
+        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records."""
+        self._live()
+        try:
+            source = Path(path).open(encoding="utf-8")  # noqa: SIM115 - opened here to translate its OSError
+        except OSError as exc:
+            field = "path"
+            raise ValidationError(field, f"cannot read {path}: {exc}") from exc
+        total = 0
+        with source:
+            batch: builtins.list[edits.Imported] = []
+            for number, line in enumerate(source, 1):
+                if line.strip():
+                    batch.append(edits.parse_export_line(line, number))
+                if len(batch) >= _IMPORT_BATCH:
+                    total += self._import_batch(batch, progress)
+                    batch = []
+            if batch:
+                total += self._import_batch(batch, progress)
+        return total
+
+    def _import_batch(
+        self,
+        batch: builtins.list[tuple[MemoryRecord, builtins.list[HistoryEvent]]],
+        progress: Callable[[int], None] | None,
+    ) -> int:
+        s = self._live()
+        dense = s.embedder.embed_documents([r.text if not r.name else f"{r.name}: {r.text}" for r, _ in batch])
+        s.backend.upsert(edits.import_points(s, batch, dense))
+        if progress is not None:
+            progress(len(batch))
+        return len(batch)
+
+    def flush(self) -> None:
+        """Wait for background work and make every write durable on disk."""
+        self._live().backend.flush()
+
+    def consolidate(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> int:
+        """Consolidate pending messages now (needs an LLM; without one there is nothing to do and 0 is returned)."""
+        if user_id is not None or agent_id is not None or session_id is not None:
+            parse_scope(user_id, agent_id, session_id)
+        return 0
+
+    def optimize(self) -> None:
+        """Maintenance: build the vector index (slow, blocks the store; never needed for correctness)."""
+        self._live().backend.optimize()
+
+    def stats(self) -> dict[str, Any]:
+        s = self._live()
+        out = s.backend.stats()
+        out.update({"embedder": s.embedder.name, "dim": s.embedder.dim})
+        return out

@@ -1,0 +1,227 @@
+"""Time expressions in text -> absolute ranges, resolved against a reference time.
+
+``find_time_range("what did I say last week about hiking", now)`` gives last week's Monday..Monday in ``now``'s
+time zone. The reference is *when the text was said* for messages and the query's ``now`` for searches. Ranges
+are half-open ``[start, end)``. Only English expressions are understood; anything else returns None.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from typing import NamedTuple
+
+__all__ = ["TimeRange", "as_aware", "find_time_range", "is_when_question", "mentions_time"]
+
+MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for m in names
+}
+WEEKDAYS = {d: i for i, d in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])}
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2, "a few": 3, "several": 3,
+}  # fmt: skip
+
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_WEEKDAY = r"(?P<weekday>" + "|".join(WEEKDAYS) + r")s?"
+_NUM = r"(?P<num>\d{1,3}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
+_UNIT = r"(?P<unit>day|week|month|year)s?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("iso", re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<d>[0-3]\d)\b")),
+    ("day_month", re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b")),
+    ("month_day", re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!\s*(?:am|pm|:))")),
+    ("month_year", re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b")),
+    ("ago", re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b")),
+    ("past_n", re.compile(rf"\b(?:past|last|previous)\s+{_NUM}\s+{_UNIT}\b")),
+    ("day_before_yesterday", re.compile(r"\bthe\s+day\s+before\s+yesterday\b")),
+    ("yesterday", re.compile(r"\b(?:yesterday|last\s+night)\b")),
+    ("today", re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b")),
+    ("tomorrow", re.compile(r"\btomorrow\b")),
+    ("weekend", re.compile(r"\b(?P<which>last|this|past|previous|next)\s+weekend\b")),
+    ("rel_unit", re.compile(r"\b(?P<which>last|this|past|previous|next)\s+(?P<unit>week|month|year)\b")),
+    ("rel_weekday", re.compile(rf"\b(?P<which>last|this|past|previous|next|on)\s+{_WEEKDAY}\b")),
+    ("in_month", re.compile(rf"\b(?:in|during|since|throughout|early|late|mid)\s+{_MONTH}\b")),
+    ("in_year", re.compile(rf"\b(?:in|during|since|throughout)\s+{_YEAR}\b")),
+]
+
+_TIME_WORDS = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|weekend|(?:last|next|this|past)\s+(?:night|week|month|year|few)"
+    r"|(?:19|20)\d\d|"
+    + "|".join(WEEKDAYS)
+    + "|"
+    + "|".join(m for m in MONTHS if len(m) > 3 and m != "may")
+    + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm))\b",
+    re.IGNORECASE,
+)
+_WHEN = re.compile(r"^\s*(?:when|what\s+(?:date|day|time|year|month)|how\s+long\s+ago)\b", re.IGNORECASE)
+
+
+class TimeRange(NamedTuple):
+    start: datetime
+    end: datetime
+
+    def widened(self, before: timedelta, after: timedelta) -> TimeRange:
+        return TimeRange(self.start - before, self.end + after)
+
+    def contains(self, moment: datetime) -> bool:
+        return self.start <= moment < self.end
+
+
+def as_aware(moment: datetime) -> datetime:
+    """Naive datetimes are taken as UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def mentions_time(text: str) -> bool:
+    """Whether ``text`` names a time: a date, a weekday, a month, 'yesterday', '3 weeks ago', '5pm'…"""
+    return _TIME_WORDS.search(text) is not None
+
+
+def is_when_question(text: str) -> bool:
+    return _WHEN.search(text) is not None
+
+
+def find_time_range(text: str, now: datetime) -> TimeRange | None:
+    """The first time expression in ``text`` (most specific patterns first) as a range, or None."""
+    now = as_aware(now)
+    lowered = text.lower()
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(lowered):
+            found = _resolve(kind, match, now)
+            if found is not None:
+                return found
+    return None
+
+
+def _day(d: date, tz: datetime) -> datetime:
+    return datetime.combine(d, time(), tzinfo=tz.tzinfo)
+
+
+def _days(start: date, n: int, now: datetime) -> TimeRange:
+    begin = _day(start, now)
+    return TimeRange(begin, begin + timedelta(days=n))
+
+
+def _month(year: int, month: int, now: datetime) -> TimeRange:
+    nxt = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return TimeRange(_day(date(year, month, 1), now), _day(nxt, now))
+
+
+def _number(raw: str) -> int:
+    return int(raw) if raw.isdigit() else NUMBERS[raw]
+
+
+def _shift_months(d: date, months: int) -> tuple[int, int]:
+    total = d.year * 12 + (d.month - 1) + months
+    return total // 12, total % 12 + 1
+
+
+def _resolve(kind: str, m: re.Match[str], now: datetime) -> TimeRange | None:
+    today = now.date()
+    g = m.groupdict()
+    try:
+        if kind == "iso":
+            return _days(date(int(g["y"]), int(g["m"]), int(g["d"])), 1, now)
+        if kind in ("day_month", "month_day"):
+            month, day = MONTHS[g["month"]], int(g["day"])
+            year = int(g["year"]) if g.get("year") else _recent_year(today, month, day)
+            return _days(date(year, month, day), 1, now)
+        if kind == "month_year":
+            return _month(int(g["year"]), MONTHS[g["month"]], now)
+        if kind == "in_month":
+            month = MONTHS[g["month"]]
+            year = today.year if month <= today.month else today.year - 1
+            return _month(year, month, now)
+        if kind == "in_year":
+            year = int(g["year"])
+            return TimeRange(_day(date(year, 1, 1), now), _day(date(year + 1, 1, 1), now))
+        if kind in ("ago", "past_n"):
+            n, unit = _number(g["num"]), g["unit"]
+            if unit == "day":
+                back = today - timedelta(days=n)
+                return (
+                    _days(back, 1, now)
+                    if kind == "ago"
+                    else TimeRange(_day(back, now), _day(today, now) + timedelta(days=1))
+                )
+            if unit == "week":
+                back = today - timedelta(weeks=n)
+                if kind == "ago":
+                    return _days(back - timedelta(days=3), 7, now)
+                return TimeRange(_day(back, now), _day(today, now) + timedelta(days=1))
+            if unit == "month":
+                y, mo = _shift_months(today, -n)
+                return (
+                    _month(y, mo, now)
+                    if kind == "ago"
+                    else TimeRange(_month(y, mo, now).start, _day(today, now) + timedelta(days=1))
+                )
+            y = today.year - n
+            if kind == "ago":
+                return TimeRange(_day(date(y, 1, 1), now), _day(date(y + 1, 1, 1), now))
+            return TimeRange(_day(date(y, today.month, 1), now), _day(today, now) + timedelta(days=1))
+        if kind == "day_before_yesterday":
+            return _days(today - timedelta(days=2), 1, now)
+        if kind == "yesterday":
+            return _days(today - timedelta(days=1), 1, now)
+        if kind == "today":
+            return _days(today, 1, now)
+        if kind == "tomorrow":
+            return _days(today + timedelta(days=1), 1, now)
+        if kind == "weekend":
+            offset = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1}[g["which"]]
+            saturday = today - timedelta(days=today.weekday()) + timedelta(days=5 + 7 * offset)
+            return _days(saturday, 2, now)
+        if kind == "rel_unit":
+            offset = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1}[g["which"]]
+            unit = g["unit"]
+            if unit == "week":
+                monday = today - timedelta(days=today.weekday()) + timedelta(weeks=offset)
+                return _days(monday, 7, now)
+            if unit == "month":
+                y, mo = _shift_months(today, offset)
+                return _month(y, mo, now)
+            y = today.year + offset
+            return TimeRange(_day(date(y, 1, 1), now), _day(date(y + 1, 1, 1), now))
+        if kind == "rel_weekday":
+            target = WEEKDAYS[g["weekday"]]
+            which = g["which"]
+            if which == "next":
+                ahead = (target - today.weekday()) % 7 or 7
+                return _days(today + timedelta(days=ahead), 1, now)
+            days_back = (today.weekday() - target) % 7
+            if which in ("last", "past", "previous") and days_back == 0:
+                days_back = 7
+            return _days(today - timedelta(days=days_back), 1, now)
+    except (ValueError, KeyError, OverflowError):
+        return None
+    return None
+
+
+def _recent_year(today: date, month: int, day: int) -> int:
+    """A day named without a year is the most recent such day not after today."""
+    try:
+        return today.year if date(today.year, month, day) <= today else today.year - 1
+    except ValueError:
+        return today.year - 1
