@@ -28,6 +28,8 @@ class RetrievalSettings(BaseModel):
     # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
     floor_dense: float = 0.32
     floor_dense_with_sparse: float = 0.25
+    dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
+    sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")
     speaker_boost: float = Field(0.3, ge=0, description="when the query names exactly one speaker")
     session_prior: float = Field(0.2, ge=0, description="x the best score in the hit's session")
     date_boost: float = Field(0.5, ge=0, description="when the query names a time and the hit falls near it")

@@ -31,7 +31,7 @@ from .inputs import (
     parse_time_range,
 )
 from .models import HistoryEvent, Kind, MemoryRecord, Scope, SearchHit
-from .ranking import QueryPlan, Ranked
+from .ranking import QueryPlan, Ranked, boost
 from .records import (
     content_id,
     dense_text,
@@ -205,6 +205,11 @@ class SearchPlan:
     candidates: int
     ranking: QueryPlan
 
+    @property
+    def rerank_depth(self) -> int:
+        """How many fused candidates get their payload fetched for the boosts (and become the hits)."""
+        return max(3 * self.limit, 30)
+
 
 def scope_filter(scope: Scope, **extra: Any) -> FilterSpec:
     return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, **extra)
@@ -245,10 +250,10 @@ def plan_search(
     if rng is None:
         found = find_time_range(text, ref)
         if found is not None:
-            window = found.widened(
-                timedelta(days=s.retrieval.date_window_before_days),
-                timedelta(days=s.retrieval.date_window_after_days),
-            )
+            # An absolute date names an event, talked about from a day before to weeks after; a relative one
+            # ("last week") names when something was said, so its window is not stretched into later talk.
+            after = 0.0 if found.relative else s.retrieval.date_window_after_days
+            window = found.widened(timedelta(days=s.retrieval.date_window_before_days), timedelta(days=after))
     flt = scope_filter(
         scope, kinds=ks, valid_only=not include_superseded and at is None, valid_at=at, metadata=conds,
         observed_from=rng[0] if rng else None, observed_to=rng[1] if rng else None,
@@ -257,13 +262,10 @@ def plan_search(
     return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan)
 
 
-def hits_from(ranked: list[Ranked], points: list[StoredPoint]) -> list[SearchHit]:
-    by_id = {p.id: p for p in points}
-    return [
-        SearchHit(record=record_from_payload(r.id, by_id[r.id].payload), score=r.score, scores=r.scores)
-        for r in ranked
-        if r.id in by_id
-    ]
+def finish_search(store: Store, plan: SearchPlan, fused: list[Ranked], points: list[StoredPoint]) -> list[SearchHit]:
+    payloads = {p.id: p.payload for p in points}
+    ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval)[: plan.limit]
+    return [SearchHit(record=record_from_payload(r.id, payloads[r.id]), score=r.score, scores=r.scores) for r in ranked]
 
 
 # -- list ------------------------------------------------------------------------------------------------------------

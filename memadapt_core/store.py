@@ -99,6 +99,7 @@ class Store:
         try:
             self.backend.close()
         finally:
+            self.embedder.close()
             self._release()
 
     def _release(self) -> None:

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import edits, operations
-from .config import MemorySettings
+from .config import EmbedderSettings, MemorySettings
 from .embedders.base import Embedder
 from .errors import StoreUnavailableError, ValidationError
 from .inputs import parse_scope
 from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
-from .ranking import rank
-from .records import SEARCH_FIELDS, record_from_payload
+from .ranking import fuse
+from .records import record_from_payload
 from .records import record_id as _record_id
 from .store import Store, build_settings
 
@@ -43,7 +43,7 @@ class Memory:
         api_key: str | None = None,
         backend: Literal["edge", "qdrant", "qdrant-local"] | None = None,
         collection: str | None = None,
-        embedder: str | Embedder | None = None,
+        embedder: str | dict[str, Any] | EmbedderSettings | Embedder | None = None,
         plugins: Sequence[object] = (),
         settings: MemorySettings | None = None,
         _store: Store | None = None,
@@ -58,7 +58,7 @@ class Memory:
             {
                 "path": None if path is None else str(path), "location": location, "url": url, "api_key": api_key,
                 "backend": backend, "collection": collection,
-                "embedder": embedder if isinstance(embedder, str) else None, **options,
+                "embedder": None if isinstance(embedder, Embedder) else embedder, **options,
             },
         )  # fmt: skip
         self._s, self._owner = Store(cfg, embedder=given_embedder, plugins=plugins), True
@@ -193,12 +193,12 @@ class Memory:
         )  # fmt: skip
         qvec = s.embedder.embed_query(plan.query)
         svec = s.sparse.query(plan.query)
-        dense, sparse = s.backend.search(qvec, svec, plan.flt, plan.candidates, SEARCH_FIELDS)
-        ranked = rank(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.limit]
-        if not ranked:
+        dense, sparse = s.backend.search(qvec, svec, plan.flt, plan.candidates, ())
+        fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.rerank_depth]
+        if not fused:
             return []
-        points = s.backend.retrieve([r.id for r in ranked])
-        return s.hooks.rerank(plan.query, operations.hits_from(ranked, points))
+        points = s.backend.retrieve([r.id for r in fused])
+        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, points))
 
     def get(
         self,

@@ -65,6 +65,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("in_year", re.compile(rf"\b(?:in|during|since|throughout)\s+{_YEAR}\b")),
 ]
 
+_ABSOLUTE = frozenset({"iso", "day_month", "month_day", "month_year", "in_month", "in_year"})
+
 _TIME_WORDS = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|weekend|(?:last|next|this|past)\s+(?:night|week|month|year|few)"
     r"|(?:19|20)\d\d|"
@@ -80,9 +82,12 @@ _WHEN = re.compile(r"^\s*(?:when|what\s+(?:date|day|time|year|month)|how\s+long\
 class TimeRange(NamedTuple):
     start: datetime
     end: datetime
+    #: True for expressions relative to the reference time ("last week", "yesterday"): they name when something
+    #: was said. Absolute dates ("20 May 2023") more often name an event that is talked about later.
+    relative: bool = False
 
     def widened(self, before: timedelta, after: timedelta) -> TimeRange:
-        return TimeRange(self.start - before, self.end + after)
+        return TimeRange(self.start - before, self.end + after, self.relative)
 
     def contains(self, moment: datetime) -> bool:
         return self.start <= moment < self.end
@@ -110,7 +115,7 @@ def find_time_range(text: str, now: datetime) -> TimeRange | None:
         for match in pattern.finditer(lowered):
             found = _resolve(kind, match, now)
             if found is not None:
-                return found
+                return found._replace(relative=kind not in _ABSOLUTE)
     return None
 
 

@@ -44,6 +44,13 @@ class Embedder(ABC):
         vectors: Vectors = await asyncio.to_thread(self._embed, texts)
         return vectors
 
+    def close(self) -> None:  # noqa: B027 - optional: most embedders hold nothing to release
+        """Release clients and connections (the store calls it on close)."""
+
+    async def aclose(self) -> None:
+        """Release async clients too (``AsyncMemory.close`` awaits it)."""
+        self.close()
+
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         return self._checked(texts, self._call(texts))
 

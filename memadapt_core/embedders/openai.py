@@ -30,7 +30,8 @@ class OpenAIEmbedder(Embedder):
         key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
         common: dict[str, Any] = {"api_key": key, "base_url": settings.base_url, "timeout": settings.timeout}
         self._client = openai.OpenAI(max_retries=2, **common)
-        self._aclient = openai.AsyncOpenAI(max_retries=2, **common)
+        self._common = common
+        self._aclient: openai.AsyncOpenAI | None = None  # made on first async use, inside the running loop
         self.model = settings.model
         self.name = f"openai-{settings.model}"
         self.dim = settings.dim or self._probe_dim()
@@ -49,11 +50,27 @@ class OpenAIEmbedder(Embedder):
             rows.extend(item.embedding for item in sorted(resp.data, key=lambda d: d.index))
         return np.asarray(rows, dtype=np.float32)
 
+    def _async_client(self) -> Any:
+        if self._aclient is None:
+            import openai
+
+            self._aclient = openai.AsyncOpenAI(max_retries=2, **self._common)
+        return self._aclient
+
+    def close(self) -> None:
+        self._client.close()
+
+    async def aclose(self) -> None:
+        client, self._aclient = self._aclient, None
+        if client is not None:
+            await client.close()
+        self.close()
+
     async def _aembed(self, texts: Sequence[str]) -> Vectors:
         rows: list[list[float]] = []
         for start in range(0, len(texts), _CHUNK):
             try:
-                resp = await self._aclient.embeddings.create(
+                resp = await self._async_client().embeddings.create(
                     model=self.model, input=list(texts[start : start + _CHUNK])
                 )
             except Exception as exc:

@@ -1,0 +1,185 @@
+"""Latency and throughput of memadapt's embedded store, against qdrant-client local mode and a numpy floor.
+
+For each size (memories spread over 100 users), in a fresh subprocess so peak memory is the run's own:
+add throughput (batched, one at a time; embedding included), search p50/p95 end to end and engine-only
+(embedding excluded), peak RSS. The numpy floor is a brute-force filtered top-10 over the same vectors.
+
+    python benchmarks/latency.py                 # 1k, 10k, 100k
+    python benchmarks/latency.py --quick         # 1k, 10k, fewer queries (under a minute)
+    python benchmarks/latency.py --out benchmarks/results/latency.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import machine, pct, table, write_json
+
+USERS = 100
+SUBJECTS = ["my sister", "the dog", "our team", "my landlord", "the new manager", "grandma", "my doctor", "Sam"]
+VERBS = ["mentioned", "booked", "cancelled", "loved", "complained about", "planned", "forgot", "finished"]
+OBJECTS = [
+    "the trip to Kyoto", "a pottery class", "the marathon", "dinner at the Thai place", "the quarterly report",
+    "a dentist appointment", "the garden fence", "piano lessons", "the car insurance", "a birthday party",
+    "the hiking boots", "a job interview", "the leaking roof", "a chess tournament", "the wedding playlist",
+]  # fmt: skip
+WHEN = ["yesterday", "last week", "on Monday", "this morning", "in March", "two days ago", "at the weekend", ""]
+
+
+def sentence(rng: random.Random) -> str:
+    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(WHEN)}".strip()
+
+
+def corpus(n: int, seed: int = 7) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    return [(f"user-{i % USERS}", f"{sentence(rng)} (note {i})") for i in range(n)]
+
+
+def queries(k: int, seed: int = 11) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    return [(f"user-{rng.randrange(USERS)}", f"what did {rng.choice(SUBJECTS)} say about {rng.choice(OBJECTS)}")
+            for _ in range(k)]  # fmt: skip
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
+    from memadapt_core import Memory
+
+    data = corpus(n)
+    folder = tempfile.mkdtemp(prefix="memadapt-bench-")
+    mem = Memory(path=folder) if backend == "edge" else Memory(backend="qdrant-local", location=":memory:")
+    by_user: dict[str, list[str]] = {}
+    for user, text in data:
+        by_user.setdefault(user, []).append(text)
+    t = time.perf_counter()
+    for user, texts in by_user.items():
+        for start in range(0, len(texts), 1000):
+            mem.add(texts[start : start + 1000], user_id=user, kind="fact")
+    batched = n / (time.perf_counter() - t)
+    singles = min(300, n // 10) if backend == "edge" else min(50, n // 10)
+    rng = random.Random(3)
+    t = time.perf_counter()
+    for i in range(singles):
+        mem.add(f"{sentence(rng)} (single {i})", user_id=f"user-{i % USERS}", kind="fact")
+    one = singles / (time.perf_counter() - t)
+
+    qs = queries(n_queries)
+    for user, q in qs[:5]:
+        mem.search(q, user_id=user, limit=10)  # warm-up
+    e2e, engine = [], []
+    cache: dict[str, Any] = {}
+    embedder = mem.embedder
+    original = embedder.embed_query
+    for user, q in qs:
+        t = time.perf_counter()
+        mem.search(q, user_id=user, limit=10)
+        e2e.append((time.perf_counter() - t) * 1e3)
+        cache[q] = original(q)
+    embedder.embed_query = lambda text: cache[text]  # type: ignore[method-assign]  # engine-only: no embedding
+    for user, q in qs:
+        t = time.perf_counter()
+        mem.search(q, user_id=user, limit=10)
+        engine.append((time.perf_counter() - t) * 1e3)
+    mem.close()
+    return {
+        "add_batched_per_s": round(batched),
+        "add_one_per_s": round(one),
+        "search_p50_ms": pct(e2e, 50),
+        "search_p95_ms": pct(e2e, 95),
+        "engine_p50_ms": pct(engine, 50),
+        "engine_p95_ms": pct(engine, 95),
+        "peak_rss_mib": round(peak_mib()),
+    }
+
+
+def run_floor(n: int, n_queries: int) -> dict[str, Any]:
+    from memadapt_core.embedders.wordllama import WordLlamaEmbedder
+
+    emb = WordLlamaEmbedder()
+    data = corpus(n)
+    t = time.perf_counter()
+    vecs = emb.embed_documents([text for _, text in data])
+    embed_rate = n / (time.perf_counter() - t)
+    users = np.array([int(u.split("-")[1]) for u, _ in data])
+    rows = {u: np.flatnonzero(users == u) for u in range(USERS)}
+    qs = queries(n_queries)
+    qvecs = {q: emb.embed_query(q) for _, q in qs}
+    times = []
+    for user, q in qs:
+        t = time.perf_counter()
+        idx = rows[int(user.split("-")[1])]
+        scores = vecs[idx] @ qvecs[q]
+        top = idx[np.argpartition(-scores, min(10, len(idx) - 1))[:10]]
+        times.append((time.perf_counter() - t) * 1e3)
+        assert len(top) > 0
+    return {"engine_p50_ms": pct(times, 50), "engine_p95_ms": pct(times, 95), "embed_per_s": round(embed_rate),
+            "peak_rss_mib": round(peak_mib())}  # fmt: skip
+
+
+def child(argv: Sequence[str]) -> None:
+    kind, n, nq = argv[0], int(argv[1]), int(argv[2])
+    result = run_floor(n, nq) if kind == "numpy" else run_memadapt(kind, n, nq)
+    print(json.dumps(result))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--sizes", type=int, nargs="+")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
+    sizes = args.sizes or ([1_000, 10_000] if args.quick else [1_000, 10_000, 100_000])
+    nq = 100 if args.quick else 500
+    rows, results = [], []
+    try:
+        from tqdm import tqdm
+
+        jobs = tqdm([(k, n) for n in sizes for k in ("edge", "qdrant-local", "numpy")], desc="latency", unit="run")
+    except ImportError:  # pragma: no cover
+        jobs = [(k, n) for n in sizes for k in ("edge", "qdrant-local", "numpy")]
+    for kind, n in jobs:
+        q = nq if kind != "qdrant-local" else max(20, nq // (n // 1000))
+        out = subprocess.run([sys.executable, __file__, "--child", kind, str(n), str(q)],
+                             capture_output=True, text=True, check=True)  # fmt: skip
+        res = json.loads(out.stdout.strip().splitlines()[-1])
+        res.update({"backend": kind, "memories": n, "queries": q})
+        results.append(res)
+
+    def f(v: Any) -> str:
+        return f"{v:.3f}" if isinstance(v, float) else ("-" if v is None else str(v))
+
+    for r in results:
+        rows.append([r["memories"], r["backend"], f(r.get("add_batched_per_s")), f(r.get("add_one_per_s")),
+                     f(r.get("search_p50_ms")), f(r.get("search_p95_ms")), f(r["engine_p50_ms"]),
+                     f(r["engine_p95_ms"]), r["peak_rss_mib"]])  # fmt: skip
+    headers = ["memories", "backend", "add batched /s", "add one /s", "search p50 ms", "search p95 ms",
+               "engine p50 ms", "engine p95 ms", "peak RSS MiB"]  # fmt: skip
+    info = machine()
+    print(f"\nmachine: {info['cores']} cores, {info['ram_gib']} GiB, {info['cpu']}; python {info['python']}, "
+          f"qdrant-edge-py {info['qdrant-edge-py']}, qdrant-client {info['qdrant-client']}")  # fmt: skip
+    print(table(headers, rows))
+    write_json(args.out, {"machine": info, "results": results})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Embedders: the offline default, an OpenAI-compatible server over real HTTP, failures that store nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pytest
+
+from memadapt_core import AsyncMemory, EmbeddingError, Memory
+from memadapt_core.embedders.base import Embedder, Vectors
+from memadapt_core.scripted_llm import Failure, ScriptedLLMServer
+from memadapt_core.testing import HashEmbedder
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer(embedding_dim=48) as srv:
+        yield srv
+
+
+def test_default_embedder_is_wordllama_from_the_wheel(memory: Memory) -> None:
+    assert memory.embedder.name == "wordllama-l2_supercat"
+    assert memory.embedder.dim == 256
+
+
+def test_vectors_are_unit_length_even_for_text_without_known_words() -> None:
+    vecs = HashEmbedder(dim=8).embed_documents(["hello", "…"])
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0)
+
+
+def test_openai_compatible_embedder_stores_and_finds(server: ScriptedLLMServer) -> None:
+    with Memory(
+        location=":memory:", embedder={"provider": "openai", "model": "scripted", "base_url": server.base_url}
+    ) as mem:
+        assert (mem.embedder.name, mem.embedder.dim) == ("openai-scripted", 48)
+        mem.add("the launch code is tangerine", user_id="u1", kind="fact")
+        assert mem.search("launch code", user_id="u1")[0].record.text == "the launch code is tangerine"
+    assert any(r.path.endswith("/embeddings") for r in server.requests)
+
+
+async def test_openai_embedder_is_natively_async(server: ScriptedLLMServer) -> None:
+    async with AsyncMemory(
+        location=":memory:", embedder={"provider": "openai", "model": "scripted", "base_url": server.base_url}
+    ) as mem:
+        await mem.add("async facts travel over http", user_id="u1", kind="fact")
+        hits = await mem.search("facts over http", user_id="u1")
+        assert hits[0].record.text == "async facts travel over http"
+
+
+def test_a_dead_embedding_server_stores_nothing(server: ScriptedLLMServer) -> None:
+    with Memory(
+        location=":memory:", embedder={"provider": "openai", "model": "scripted", "base_url": server.base_url}
+    ) as mem:
+        mem.add("kept", user_id="u1")
+        server.set_outage(Failure(status=500))
+        with pytest.raises(EmbeddingError):
+            mem.add(["lost one", "lost two"], user_id="u1")
+        server.end_outage()
+        assert [r.text for r in mem.list(user_id="u1").records] == ["kept"]
+
+
+class Exploding(Embedder):
+    name, dim = "exploding", 8
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        if self.calls > 1:
+            raise RuntimeError("GPU on fire")
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+def test_an_embedder_failure_mid_add_is_an_embedding_error_and_stores_nothing() -> None:
+    with Memory(location=":memory:", embedder=Exploding()) as mem:
+        mem.add("first", user_id="u1")
+        with pytest.raises(EmbeddingError, match="GPU on fire"):
+            mem.add("second", user_id="u1")
+        assert mem.count(user_id="u1") == 1
+
+
+async def test_async_embedding_of_a_large_batch_leaves_the_loop_free() -> None:
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    async with AsyncMemory(location=":memory:") as mem:
+        task = asyncio.create_task(ticker())
+        await mem.add([f"note number {i} about the garden" for i in range(3000)], user_id="u1")
+        task.cancel()
+    assert ticks > 1

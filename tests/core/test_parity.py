@@ -1,0 +1,86 @@
+"""The async engine and its sync twin expose the same names and return the same results."""
+
+from __future__ import annotations
+
+import inspect
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import memadapt_core
+from memadapt_core import AsyncMemory, Memory
+
+SYNC_BY_DESIGN = {"format_context", "record_id", "settings", "embedder"}  # pure or properties: no I/O to await
+
+
+def _public(cls: type) -> set[str]:
+    return {n for n in dir(cls) if not n.startswith("_")}
+
+
+def test_both_twins_have_the_same_public_names() -> None:
+    assert _public(Memory) - {"as_async"} == _public(AsyncMemory) - {"as_sync"}
+
+
+def test_async_methods_are_coroutines_and_sync_ones_are_not() -> None:
+    for name in _public(Memory) - {"as_async"} - SYNC_BY_DESIGN:
+        assert inspect.iscoroutinefunction(getattr(AsyncMemory, name)), name
+        assert not inspect.iscoroutinefunction(getattr(Memory, name)), name
+
+
+def test_both_twins_have_the_same_signatures() -> None:
+    for name in _public(Memory) - {"as_async", "settings", "embedder"}:
+        assert inspect.signature(getattr(Memory, name)) == inspect.signature(getattr(AsyncMemory, name)), name
+
+
+async def test_both_twins_return_the_same_results(tmp_path: Path) -> None:
+    t0 = datetime(2024, 5, 1, tzinfo=UTC)
+    msgs = [
+        {"role": "user", "content": "I ran a half marathon in Porto", "timestamp": t0},
+        {
+            "role": "assistant",
+            "content": "Congratulations! What was your time?",
+            "timestamp": t0 + timedelta(seconds=5),
+        },
+        {"role": "user", "content": "One hour fifty, a personal best", "timestamp": t0 + timedelta(seconds=9)},
+    ]
+    with Memory(path=tmp_path / "sync") as mem:
+        s_added = mem.add(msgs, user_id="u1", session_id="s1")
+        s_hits = mem.search("how fast was my half marathon", user_id="u1", now=t0 + timedelta(days=3))
+        s_page = mem.list(user_id="u1", limit=2)
+    async with AsyncMemory(path=tmp_path / "async") as amem:
+        a_added = await amem.add(msgs, user_id="u1", session_id="s1")
+        a_hits = await amem.search("how fast was my half marathon", user_id="u1", now=t0 + timedelta(days=3))
+        a_page = await amem.list(user_id="u1", limit=2)
+    strip = {"created_at", "updated_at"}
+    assert [r.model_dump(exclude=strip) for r in s_added] == [r.model_dump(exclude=strip) for r in a_added]
+    assert [(h.record.id, round(h.score, 6)) for h in s_hits] == [(h.record.id, round(h.score, 6)) for h in a_hits]
+    assert [r.id for r in s_page.records] == [r.id for r in a_page.records]
+
+
+async def test_views_share_one_open_store(tmp_path: Path) -> None:
+    with Memory(path=tmp_path) as mem:
+        amem = mem.as_async()
+        await amem.add("written through the async view", user_id="u1")
+        await amem.close()  # a view does not close the store
+        assert mem.count(user_id="u1") == 1
+
+
+def test_public_surface_is_pinned() -> None:
+    assert set(memadapt_core.__all__) == {
+        "BLOCK_END", "BLOCK_START", "AsyncMemory", "ConfigurationError", "Embedder", "EmbedderSettings",
+        "EmbeddingError", "HistoryEvent", "Kind", "LLMError", "LLMSettings", "MemadaptError", "Memory",
+        "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "SearchHit",
+        "StoreError", "StoreLockedError", "StoreUnavailableError", "ValidationError", "hookimpl",
+    }  # fmt: skip
+    for name in memadapt_core.__all__:
+        assert hasattr(memadapt_core, name), name
+
+
+def test_the_core_imports_no_framework_or_adapter() -> None:
+    root = Path(memadapt_core.__file__).parent
+    banned = ("autogen", "agentscope", "langchain", "langgraph", "memadapt_autogen", "memadapt_agentscope")
+    for path in root.rglob("*.py"):
+        for line in path.read_text().splitlines():
+            stripped = line.strip()
+            if stripped.startswith(("import ", "from ")):
+                module = stripped.split()[1]
+                assert not module.startswith(banned), f"{path.name}: {stripped}"
