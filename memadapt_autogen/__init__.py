@@ -1,0 +1,9 @@
+"""memadapt for AutoGen: `MemadaptMemory` is an `autogen_core.memory.Memory` backed by the memadapt engine.
+
+The AG2 capability lives in `memadapt_autogen.ag2` (it needs the ``ag2`` extra).
+"""
+
+from .config import MemadaptMemoryConfig
+from .memory import MemadaptMemory
+
+__all__ = ["MemadaptMemory", "MemadaptMemoryConfig"]

@@ -1,0 +1,36 @@
+"""The serialisable configuration of a `MemadaptMemory` (what `dump_component` writes)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from memadapt_core.models import Kind
+
+__all__ = ["MemadaptMemoryConfig"]
+
+
+class MemadaptMemoryConfig(BaseModel):
+    """Scope, retrieval settings and where the store lives.
+
+    ``api_key`` is excluded from every dump, so a dumped agent never carries a secret: the loaded memory reads
+    it from ``MEMADAPT_API_KEY`` (or from a config written by hand).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    limit: int = Field(5, ge=1, description="memories injected into the model context per turn")
+    threshold: float | None = Field(None, description="minimum hit score; None keeps the engine's relevance floor")
+    kinds: list[Kind] | None = Field(None, description="kinds to search; None searches all")
+    user_sources: list[str] = Field(
+        default_factory=lambda: ["user"],
+        description="sources that add_messages stores with role 'user'; any other source is 'assistant'",
+    )
+    path: str | None = Field(None, description="embedded store folder")
+    location: str | None = Field(None, description='":memory:" for a store that lives until close')
+    url: str | None = Field(None, description="a Qdrant server or cluster")
+    backend: str | None = Field(None, description='"edge", "qdrant" or "qdrant-local"; None picks from the rest')
+    collection: str | None = None
+    api_key: SecretStr | None = Field(None, exclude=True, description="never dumped")
