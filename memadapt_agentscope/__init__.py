@@ -1,0 +1,46 @@
+"""memadapt for AgentScope.
+
+- `MemadaptMemoryService`: agentscope-runtime 1.0.x's ``MemoryService`` (imports with or without the runtime).
+- `MemadaptMiddleware`, `memadapt_middleware_factory`, `memadapt_tools_factory`: AgentScope 2.x
+  (``pip install 'memadapt[agentscope]'``).
+- `MemadaptLongTermMemory`: AgentScope 1.x's ``LongTermMemoryBase``
+  (``pip install 'memadapt[agentscope-runtime]'``).
+
+AgentScope 1.x and 2.x cannot share an environment, so the framework-specific names are imported on first use:
+the one your AgentScope lacks raises ``ImportError`` with the line to run.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+from .service import MemadaptMemoryService
+
+if TYPE_CHECKING:
+    from .factories import memadapt_middleware_factory, memadapt_tools_factory
+    from .long_term_memory import MemadaptLongTermMemory
+    from .middleware import MemadaptMiddleware
+
+__all__ = [
+    "MemadaptLongTermMemory",
+    "MemadaptMemoryService",
+    "MemadaptMiddleware",
+    "memadapt_middleware_factory",
+    "memadapt_tools_factory",
+]
+
+_LAZY = {
+    "MemadaptLongTermMemory": ".long_term_memory",
+    "MemadaptMiddleware": ".middleware",
+    "memadapt_middleware_factory": ".factories",
+    "memadapt_tools_factory": ".factories",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    return getattr(import_module(module, __name__), name)

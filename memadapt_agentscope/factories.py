@@ -1,0 +1,78 @@
+"""Per-turn factories for AgentScope 2.x's service.
+
+``create_app(extra_agent_middlewares=..., extra_agent_tools=...)`` calls them with ``(user_id, agent_id,
+session_id)`` each time it assembles an agent."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeAlias
+
+from ._agentscope2 import MiddlewareBase, ToolBase
+from ._engine import EngineLike
+from .middleware import DEFAULT_TOOL_INSTRUCTIONS, MemadaptMiddleware, Mode
+
+__all__ = ["MiddlewareFactory", "ToolFactory", "memadapt_middleware_factory", "memadapt_tools_factory"]
+
+MiddlewareFactory: TypeAlias = Callable[[str, str, str], Awaitable[list[MiddlewareBase]]]
+ToolFactory: TypeAlias = Callable[[str, str, str], Awaitable[list[ToolBase]]]
+
+
+def memadapt_middleware_factory(
+    memory: EngineLike,
+    *,
+    mode: Mode = "both",
+    top_k: int = 5,
+    threshold: float | None = None,
+    scope_search_by_agent: bool = True,
+    background: bool = True,
+    tool_instructions: str = DEFAULT_TOOL_INSTRUCTIONS,
+) -> MiddlewareFactory:
+    """``extra_agent_middlewares`` for ``create_app``: one `MemadaptMiddleware` per turn, scoped to the turn's
+    user and agent (the session is read from the agent's state, which the service sets to the same id).
+
+    In ``agent_control`` / ``both`` modes pass `memadapt_tools_factory` as ``extra_agent_tools`` too: the
+    service does not register middleware tools by itself.
+    """
+
+    async def build(user_id: str, agent_id: str, session_id: str) -> list[MiddlewareBase]:
+        return [
+            MemadaptMiddleware(
+                memory,
+                user_id=user_id,
+                agent_id=agent_id or None,
+                mode=mode,
+                top_k=top_k,
+                threshold=threshold,
+                scope_search_by_agent=scope_search_by_agent,
+                background=background,
+                tool_instructions=tool_instructions,
+            )
+        ]
+
+    return build
+
+
+def memadapt_tools_factory(
+    memory: EngineLike,
+    *,
+    top_k: int = 5,
+    threshold: float | None = None,
+    scope_search_by_agent: bool = True,
+) -> ToolFactory:
+    """``extra_agent_tools`` for ``create_app``: the ``search_memory`` / ``add_memory`` tools for the turn's
+    user and agent, with the same scoping as `memadapt_middleware_factory`."""
+
+    async def build(user_id: str, agent_id: str, session_id: str) -> list[ToolBase]:
+        middleware = MemadaptMiddleware(
+            memory,
+            user_id=user_id,
+            agent_id=agent_id or None,
+            mode="agent_control",
+            top_k=top_k,
+            threshold=threshold,
+            scope_search_by_agent=scope_search_by_agent,
+        )
+        return await middleware.list_tools()
+
+    return build

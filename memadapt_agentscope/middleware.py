@@ -1,0 +1,211 @@
+"""`MemadaptMiddleware`: long-term memory for AgentScope 2.x agents, like AgentScope's own memory middleware.
+
+Modes, as AgentScope defines them:
+
+- ``static_control``: before each reply, search with the user's input and append the memories to the agent's
+  context (an ``AssistantMsg(name="memory")`` holding a ``HintBlock``, right after the user message); after
+  the final reply, store the exchange.
+- ``agent_control``: no automatic retrieval or write-back; ``list_tools()`` offers ``search_memory`` and
+  ``add_memory`` and the system prompt says so.
+- ``both``: the two at once.
+
+Memories belong to the middleware's user (and agent, if given); writes also record the agent state's session.
+Searches span the user's sessions: that is what makes the memory long-term.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Callable
+from typing import Any, Literal, TypeAlias
+
+from memadapt_core import AsyncMemory, MemadaptError, SearchHit
+
+from ._agentscope2 import (
+    Agent,
+    AgentEvent,
+    AssistantMsg,
+    HintBlock,
+    MiddlewareBase,
+    Msg,
+    ReplyStartEvent,
+    ToolBase,
+)
+from ._engine import EngineLike, as_async
+from .tools import MemoryTools
+
+__all__ = ["DEFAULT_TOOL_INSTRUCTIONS", "MemadaptMiddleware", "Mode"]
+
+logger = logging.getLogger(__name__)
+
+Mode: TypeAlias = Literal["static_control", "agent_control", "both"]
+_MODES: tuple[Mode, ...] = ("static_control", "agent_control", "both")
+
+DEFAULT_TOOL_INSTRUCTIONS = (
+    "## Long-term memory\n\n"
+    "You have `search_memory` and `add_memory` tools. Use them whenever the conversation depends on (search) "
+    "or contributes (add) a durable fact about the user; each tool's description gives its input."
+)
+
+
+class MemadaptMiddleware(MiddlewareBase):
+    """AgentScope 2.x middleware that gives an agent memadapt long-term memory.
+
+    Example::
+
+        mw = MemadaptMiddleware(AsyncMemory(), user_id="alice", mode="both")
+        agent = Agent(..., toolkit=Toolkit(tools=await mw.list_tools()), middlewares=[mw])
+    """
+
+    def __init__(
+        self,
+        memory: EngineLike,
+        *,
+        user_id: str,
+        agent_id: str | None = None,
+        mode: Mode = "both",
+        top_k: int = 5,
+        threshold: float | None = None,
+        scope_search_by_agent: bool = True,
+        background: bool = True,
+        tool_instructions: str = DEFAULT_TOOL_INSTRUCTIONS,
+    ) -> None:
+        """
+        :param memory: the engine (``AsyncMemory``, or a ``Memory`` used through its async view).
+        :param user_id: whose memories these are; required, like AgentScope's memory middlewares.
+        :param agent_id: optional finer scope; writes carry it, and searches filter on it when
+            ``scope_search_by_agent`` is true.
+        :param mode: ``static_control``, ``agent_control`` or ``both`` (see the module docstring).
+        :param top_k: memories injected per reply, and the tools' default per-keyword limit.
+        :param threshold: relevance floor passed to the engine; None keeps the engine's default floor.
+        :param scope_search_by_agent: False shares one user's memories across all their agents.
+        :param background: store the exchange in a background task (``await wait_idle()`` waits for it);
+            False awaits the write before the reply finishes.
+        :param tool_instructions: appended to the system prompt in ``agent_control`` and ``both`` modes.
+        """
+        if not isinstance(user_id, str) or not user_id.strip():
+            msg = "MemadaptMiddleware needs a non-empty `user_id`: memories belong to a user."
+            raise ValueError(msg)
+        if mode not in _MODES:
+            msg = f"unknown mode {mode!r}; use one of {', '.join(_MODES)}"
+            raise ValueError(msg)
+        self._memory: AsyncMemory = as_async(memory)
+        self._user_id = user_id
+        self._agent_id = agent_id
+        self._search_agent_id = agent_id if scope_search_by_agent else None
+        self._mode: Mode = mode
+        self._top_k = top_k
+        self._threshold = threshold
+        self._background = background
+        self._tool_instructions = tool_instructions
+        self._pending: set[asyncio.Task[None]] = set()
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @property
+    def user_id(self) -> str:
+        return self._user_id
+
+    async def on_reply(
+        self,
+        agent: Agent,
+        input_kwargs: dict[str, Any],
+        next_handler: Callable[..., AsyncGenerator[AgentEvent | Msg, None]],
+    ) -> AsyncGenerator[AgentEvent | Msg, None]:
+        if self._mode == "agent_control":
+            async for item in next_handler(**input_kwargs):
+                yield item
+            return
+
+        user_msgs = _user_messages(input_kwargs.get("inputs"))
+        query = "\n".join(text for _, text in user_msgs)
+        hits = await self._search(query) if query else []
+        session_id = agent.state.session_id
+
+        final: Msg | None = None
+        injected = False
+        try:
+            async for item in next_handler(**input_kwargs):
+                if hits and not injected and isinstance(item, ReplyStartEvent):
+                    hint = self._memory.format_context(query, hits)
+                    agent.state.context.append(AssistantMsg(name="memory", content=[HintBlock(hint=hint)]))
+                    injected = True
+                if isinstance(item, Msg) and item.role == "assistant":
+                    final = item
+                yield item
+        finally:
+            # The final Msg ends the reply stream: store the exchange even if the consumer stops right after it.
+            reply_text = final.get_text_content() if final is not None else None
+            if user_msgs and final is not None and reply_text:
+                exchange = [
+                    {"role": "user", "content": text, "name": msg.name, "id": msg.id} for msg, text in user_msgs
+                ]
+                exchange.append({"role": "assistant", "content": reply_text, "name": final.name, "id": final.id})
+                await self._dispatch_write(exchange, session_id)
+
+    async def on_system_prompt(self, agent: Agent, current_prompt: str) -> str:
+        if self._mode == "static_control":
+            return current_prompt
+        return f"{current_prompt}\n\n{self._tool_instructions}"
+
+    async def list_tools(self) -> list[ToolBase]:
+        """``search_memory`` and ``add_memory`` in ``agent_control`` / ``both`` modes; pass them to the
+        agent's ``Toolkit`` (AgentScope does not register middleware tools by itself)."""
+        if self._mode == "static_control":
+            return []
+        return MemoryTools(
+            memory=self._memory,
+            user_id=self._user_id,
+            agent_id=self._agent_id,
+            search_agent_id=self._search_agent_id,
+            top_k=self._top_k,
+            threshold=self._threshold,
+        ).as_tools()
+
+    async def wait_idle(self) -> None:
+        """Wait until every background write has finished (re-raising a write's unexpected error)."""
+        while self._pending:
+            await asyncio.gather(*self._pending)
+
+    async def _search(self, query: str) -> list[SearchHit]:
+        try:
+            return await self._memory.search(
+                query,
+                user_id=self._user_id,
+                agent_id=self._search_agent_id,
+                limit=self._top_k,
+                threshold=self._threshold,
+            )
+        except MemadaptError as exc:
+            # A memory outage must not break the agent's reply; AgentScope's middlewares log and go on too.
+            logger.warning("memadapt search failed for user_id=%s: %s", self._user_id, exc)
+            return []
+
+    async def _dispatch_write(self, exchange: list[dict[str, str]], session_id: str) -> None:
+        if not self._background:
+            await self._write(exchange, session_id)
+            return
+        task = asyncio.create_task(self._write(exchange, session_id))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _write(self, exchange: list[dict[str, str]], session_id: str) -> None:
+        try:
+            await self._memory.add(exchange, user_id=self._user_id, agent_id=self._agent_id, session_id=session_id)
+        except MemadaptError as exc:
+            logger.warning("memadapt write failed for user_id=%s: %s", self._user_id, exc)
+
+
+def _user_messages(inputs: object) -> list[tuple[Msg, str]]:
+    """The user messages with text among a reply's inputs; resumption events carry none."""
+    items = inputs if isinstance(inputs, list) else [inputs]
+    found: list[tuple[Msg, str]] = []
+    for item in items:
+        if isinstance(item, Msg) and item.role == "user":
+            text = item.get_text_content()
+            if text and text.strip():
+                found.append((item, text))
+    return found

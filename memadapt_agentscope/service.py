@@ -1,0 +1,137 @@
+"""`MemadaptMemoryService`: agentscope-runtime's ``MemoryService`` on the memadapt engine.
+
+Semantics follow the runtime's reference ``InMemoryMemoryService``: messages are stored per user (and
+session); ``search_memory`` searches with the text of the last message and honours ``filters["top_k"]``;
+``list_memory`` pages with ``filters["page_num"]`` (1-based) and ``filters["page_size"]`` (default 10);
+``delete_memory`` drops a session, or the whole user; every call before ``start()`` raises
+``RuntimeError("Service not started")``.
+The differences are the engine's: search is hybrid (meaning and words) with a relevance floor, so an unrelated
+query returns ``[]``; a re-sent message (same id or same ``metadata["original_id"]``) is stored once.
+
+With agentscope-runtime installed this is a subclass of its ``MemoryService`` and speaks its ``Message``;
+without it, the same methods take and return the ``Message`` JSON dicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection
+from typing import Any
+
+from memadapt_core import AsyncMemory, MemoryRecord
+
+from ._engine import EngineLike, as_async
+from ._runtime import MemoryServiceBase
+from .runtime_messages import from_record, query_text, to_engine_messages
+
+__all__ = ["MemadaptMemoryService"]
+
+_DEFAULT_PAGE_SIZE = 10
+
+
+class MemadaptMemoryService(MemoryServiceBase):
+    """Long-term memory for agentscope-runtime agents, on one memadapt engine.
+
+    Plug it into the runtime's AgentScope adapter::
+
+        service = MemadaptMemoryService(AsyncMemory(path="./memdir"))
+        await service.start()
+        agent = ReActAgent(..., long_term_memory=AgentScopeLongTermMemory(service, user_id, session_id))
+    """
+
+    def __init__(
+        self,
+        memory: EngineLike | None = None,
+        *,
+        agent_id: str | None = None,
+        top_k: int = 5,
+        threshold: float | None = None,
+        skip_names: Collection[str] = ("long_term_memory",),
+    ) -> None:
+        """
+        :param memory: the engine to use (not closed by ``stop``). None: ``start`` opens ``AsyncMemory()``
+            with its settings (``MEMADAPT_*`` environment variables) and ``stop`` closes it.
+        :param agent_id: optional extra scope, for several applications sharing one store.
+        :param top_k: results when ``filters`` carries no ``top_k``.
+        :param threshold: relevance floor passed to the engine; None keeps the engine's default floor.
+        :param skip_names: senders (``metadata["original_name"]``) whose messages are not stored. AgentScope
+            1.x's ``ReActAgent`` re-sends the memory it was given under the name ``long_term_memory``;
+            storing it would feed memories back into memory.
+        """
+        self._given = memory
+        self._agent_id = agent_id
+        self._top_k = top_k
+        self._threshold = threshold
+        self._skip_names = frozenset(skip_names)
+        self._engine: AsyncMemory | None = None
+
+    async def start(self) -> None:
+        if self._engine is None:
+            # Opening the embedded store loads the embedder: off the event loop.
+            self._engine = as_async(self._given) if self._given is not None else await asyncio.to_thread(AsyncMemory)
+
+    async def stop(self) -> None:
+        engine, self._engine = self._engine, None
+        if engine is not None and self._given is None:
+            await engine.close()
+
+    async def health(self) -> bool:
+        return self._engine is not None
+
+    async def add_memory(self, user_id: str, messages: list[Any], session_id: str | None = None) -> None:
+        engine = self._started()
+        entries = to_engine_messages(messages or [], skip_names=self._skip_names)
+        if entries:
+            await engine.add(entries, user_id=user_id, agent_id=self._agent_id, session_id=session_id or None)
+
+    async def search_memory(
+        self, user_id: str, messages: list[Any], filters: dict[str, Any] | None = None
+    ) -> list[Any]:
+        engine = self._started()
+        if not messages or not isinstance(messages, list):
+            return []
+        query = query_text(messages[-1])
+        top_k = _int_filter(filters, "top_k", self._top_k)
+        if not query or top_k <= 0:
+            return []
+        hits = await engine.search(
+            query, user_id=user_id, agent_id=self._agent_id, limit=top_k, threshold=self._threshold
+        )
+        return [from_record(hit.record) for hit in hits]
+
+    async def list_memory(self, user_id: str, filters: dict[str, Any] | None = None) -> list[Any]:
+        engine = self._started()
+        page_num = _int_filter(filters, "page_num", 1)
+        page_size = _int_filter(filters, "page_size", _DEFAULT_PAGE_SIZE)
+        if page_num < 1 or page_size < 1:
+            return []
+        records = await self._page(engine, user_id, offset=(page_num - 1) * page_size, size=page_size)
+        return [from_record(record) for record in records]
+
+    async def delete_memory(self, user_id: str, session_id: str | None = None) -> None:
+        engine = self._started()
+        await engine.delete_all(user_id=user_id, agent_id=self._agent_id, session_id=session_id or None)
+
+    def _started(self) -> AsyncMemory:
+        if self._engine is None:
+            msg = "Service not started"  # the runtime's built-in services raise exactly this
+            raise RuntimeError(msg)
+        return self._engine
+
+    async def _page(self, engine: AsyncMemory, user_id: str, *, offset: int, size: int) -> list[MemoryRecord]:
+        """Offset paging over the engine's cursor paging (oldest first)."""
+        cursor: str | None = None
+        while offset > 0:
+            step = min(offset, engine.settings.max_limit)
+            page = await engine.list(user_id=user_id, agent_id=self._agent_id, limit=step, cursor=cursor)
+            offset -= len(page.records)
+            cursor = page.next_cursor
+            if cursor is None:
+                return []
+        page = await engine.list(user_id=user_id, agent_id=self._agent_id, limit=size, cursor=cursor)
+        return page.records
+
+
+def _int_filter(filters: dict[str, Any] | None, key: str, default: int) -> int:
+    value = (filters or {}).get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
