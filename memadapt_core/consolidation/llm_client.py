@@ -1,0 +1,93 @@
+"""The consolidation LLM client: ``AsyncLLMClient`` and its hand-written sync twin ``LLMClient``.
+
+Both run the same loop over ``LLMClientBase``'s no-I/O decisions; only waiting and the HTTP call differ.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, TypeVar
+
+import openai
+
+from memadapt_core.config import LLMSettings
+from memadapt_core.consolidation.llm_base import AnswerParser, Attempts, LLMClientBase
+from memadapt_core.consolidation.parsing import MalformedAnswerError
+
+__all__ = ["AsyncLLMClient", "LLMClient"]
+
+T = TypeVar("T")
+_TRANSIENT = (openai.APIError, ValueError)  # ValueError: a body that is not JSON at all
+
+
+class AsyncLLMClient(LLMClientBase):
+    """Asks an OpenAI-compatible chat model for JSON that ``parse`` accepts; see ``LLMClientBase``."""
+
+    def __init__(
+        self, settings: LLMSettings | None = None, *, client: openai.AsyncOpenAI | None = None, **options: Any
+    ) -> None:
+        super().__init__(settings, **options)
+        self._client = client or openai.AsyncOpenAI(**self._client_options())
+
+    async def complete_json(self, operation: str, messages: list[dict[str, str]], parse: AnswerParser[T]) -> T:
+        """The validated answer; ``MalformedAnswerError`` if answers never fit, ``LLMError`` if none came."""
+        attempts = Attempts()
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                response = await self._client.chat.completions.create(**self._request(operation, messages))
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                await asyncio.sleep(self._after_failure(operation, exc, attempts))
+                continue
+            try:
+                return self._answer(operation, response, time.perf_counter() - started, parse)
+            except MalformedAnswerError as error:
+                messages = self._after_malformed(operation, messages, error, attempts)
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def __aenter__(self) -> AsyncLLMClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class LLMClient(LLMClientBase):
+    """The sync twin of ``AsyncLLMClient`` (for the thread-based worker of the sync ``Memory``)."""
+
+    def __init__(
+        self, settings: LLMSettings | None = None, *, client: openai.OpenAI | None = None, **options: Any
+    ) -> None:
+        super().__init__(settings, **options)
+        self._client = client or openai.OpenAI(**self._client_options())
+
+    def complete_json(self, operation: str, messages: list[dict[str, str]], parse: AnswerParser[T]) -> T:
+        """The validated answer; ``MalformedAnswerError`` if answers never fit, ``LLMError`` if none came."""
+        attempts = Attempts()
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                response = self._client.chat.completions.create(**self._request(operation, messages))
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                time.sleep(self._after_failure(operation, exc, attempts))
+                continue
+            try:
+                return self._answer(operation, response, time.perf_counter() - started, parse)
+            except MalformedAnswerError as error:
+                messages = self._after_malformed(operation, messages, error, attempts)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

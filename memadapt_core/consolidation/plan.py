@@ -1,0 +1,98 @@
+"""The plan of store operations one consolidation step produces, and the deterministic ids of what it creates.
+
+A plan is data, built by pure functions from the LLM's validated answers; ``ConsolidationStore.apply``
+carries it out in one call and marks the plan's messages consolidated last. Ids are UUIDv5 of the scope and the
+inputs, so replaying a batch after a crash overwrites what the first attempt stored instead of duplicating it.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memadapt_core.models import JSON, Scope
+
+__all__ = [
+    "ConsolidationPlan",
+    "Invalidation",
+    "NewRecord",
+    "Supersession",
+    "fact_id",
+    "insight_id",
+    "normalise_text",
+]
+
+_NAMESPACE = uuid.UUID("6f1d3c52-8a4e-5b7f-9c20-4d7e1a9b3f60")
+
+
+class NewRecord(BaseModel):
+    """A fact or an insight to store (the store embeds it and fills the scope and bookkeeping fields)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    kind: Literal["fact", "insight"]
+    observed_at: datetime
+    valid_from: datetime
+    source_ids: list[str]
+    supersedes: str | None = None
+    metadata: dict[str, JSON] = Field(default_factory=dict)
+
+
+class Supersession(BaseModel):
+    """``old_id`` ends at ``at`` (its ``valid_to``) and points to ``new_id`` (its ``superseded_by``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    old_id: str
+    new_id: str
+    at: datetime
+
+
+class Invalidation(BaseModel):
+    """``old_id`` stops being valid at ``at``; nothing replaces it. Kept, never deleted."""
+
+    model_config = ConfigDict(frozen=True)
+
+    old_id: str
+    at: datetime
+
+
+class ConsolidationPlan(BaseModel):
+    """Everything one step changes, applied together; ``consolidated_ids`` are marked last."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scope: Scope
+    records: list[NewRecord] = Field(default_factory=list)
+    supersessions: list[Supersession] = Field(default_factory=list)
+    invalidations: list[Invalidation] = Field(default_factory=list)
+    consolidated_ids: list[str] = Field(default_factory=list)
+
+    @property
+    def changed_ids(self) -> list[str]:
+        """Records this plan ends (superseded or invalidated)."""
+        return [s.old_id for s in self.supersessions] + [i.old_id for i in self.invalidations]
+
+
+def normalise_text(text: str) -> str:
+    """Lower-case words only: what counts as "the same text" for a fact."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def fact_id(scope: Scope, message_ids: Iterable[str], index: int) -> str:
+    """The id of the ``index``-th fact extracted from exactly these messages in this scope."""
+    key = "\x1e".join(["fact", scope.key(), ",".join(sorted(message_ids)), str(index)])
+    return str(uuid.uuid5(_NAMESPACE, key))
+
+
+def insight_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:
+    """The id of an insight with this text drawn from exactly these facts in this scope."""
+    key = "\x1e".join(["insight", scope.key(), ",".join(sorted(source_ids)), normalise_text(text)])
+    return str(uuid.uuid5(_NAMESPACE, key))

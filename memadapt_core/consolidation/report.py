@@ -1,0 +1,39 @@
+"""What consolidation did: counts per run, added up over a worker's life."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from memadapt_core.consolidation.plan import ConsolidationPlan
+
+__all__ = ["ConsolidationReport"]
+
+
+@dataclass
+class ConsolidationReport:
+    messages: int = 0  # messages marked consolidated
+    facts: int = 0  # facts stored
+    superseded: int = 0  # facts and insights superseded by new ones
+    invalidated: int = 0  # facts and insights ended without a successor
+    insights: int = 0  # insights stored
+    dropped: int = 0  # hypothetical, fictional or role-play statements not stored
+    skipped_batches: int = 0  # batches whose answers never fit: messages marked, nothing else applied
+    skipped_reflections: int = 0
+
+    @classmethod
+    def of(cls, plan: ConsolidationPlan, *, dropped: int = 0, skipped: bool = False) -> ConsolidationReport:
+        return cls(
+            messages=len(plan.consolidated_ids),
+            facts=sum(r.kind == "fact" for r in plan.records),
+            superseded=len(plan.supersessions),
+            invalidated=len(plan.invalidations),
+            insights=sum(r.kind == "insight" for r in plan.records),
+            dropped=dropped,
+            skipped_batches=int(skipped),
+        )
+
+    def __add__(self, other: ConsolidationReport) -> ConsolidationReport:
+        return ConsolidationReport(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)

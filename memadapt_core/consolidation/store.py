@@ -1,0 +1,63 @@
+"""What the consolidation worker needs from the store: the engine implements these over its backend.
+
+Kept small on purpose. Every call is scoped by exactly the ``Scope`` given (ids not given are not constrained
+only where a method takes no scope: ``facts_by_ids`` and ``apply``, whose plan carries its scope).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.models import MemoryRecord, Scope
+
+__all__ = ["ConsolidationStore", "SyncConsolidationStore"]
+
+
+class ConsolidationStore(Protocol):
+    """The async store protocol of ``ConsolidationWorker``."""
+
+    async def pending_messages(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        """Messages (kind ``message``) of exactly this scope, not consolidated, oldest ``observed_at`` first."""
+        ...
+
+    async def pending_scopes(self, limit: int) -> list[Scope]:
+        """Scopes that have pending messages (to resume after a restart)."""
+        ...
+
+    async def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        """The valid facts (kind ``fact``, no ``valid_to``) of this scope nearest to ``text``, best first."""
+        ...
+
+    async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
+        """The records with these ids that exist, valid or not, in input order."""
+        ...
+
+    async def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]:
+        """The valid insights of this scope whose ``source_ids`` include any of ``fact_ids``."""
+        ...
+
+    async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
+        """Carry out ``plan`` and return the records it created.
+
+        Store the new records (embedded, in the plan's scope, ``supersedes`` as given), set ``valid_to`` (and
+        ``superseded_by``) on the ended records, record history events, and LAST mark ``consolidated_ids``.
+        Idempotent: record ids are deterministic, so a replay overwrites.
+        """
+        ...
+
+
+class SyncConsolidationStore(Protocol):
+    """The sync twin of ``ConsolidationStore`` (for ``SyncConsolidationWorker``)."""
+
+    def pending_messages(self, scope: Scope, limit: int) -> list[MemoryRecord]: ...
+
+    def pending_scopes(self, limit: int) -> list[Scope]: ...
+
+    def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]: ...
+
+    def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]: ...
+
+    def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]: ...
+
+    def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]: ...

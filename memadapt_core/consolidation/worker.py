@@ -1,0 +1,269 @@
+"""The background consolidation worker of ``AsyncMemory``: one asyncio task and a bounded queue of scopes.
+
+``submit(scope)`` queues a scope (coalesced; waits while the queue is full: backpressure); the task takes
+the scope's pending messages in batches, extracts and reconciles facts, applies each batch's plan in one store
+call that marks the messages last, and reflects every N facts. An LLM that cannot be reached leaves the
+messages pending: they are tried again after ``retry_delay``, at the next ``flush()`` or ``consolidate()``, or
+at the next start. Answers that never fit the schema skip their batch (logged). ``SyncConsolidationWorker`` is the
+thread-based twin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from memadapt_core.consolidation.llm_client import AsyncLLMClient
+from memadapt_core.consolidation.parsing import MalformedAnswerError
+from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.reconciliation import build_reconciliation, plan_facts, skip_plan
+from memadapt_core.consolidation.reflection import (
+    Reflection,
+    assemble_reflection,
+    cited_ids,
+    worth_reflecting,
+)
+from memadapt_core.consolidation.report import ConsolidationReport
+from memadapt_core.consolidation.store import ConsolidationStore
+from memadapt_core.consolidation.worker_base import InstructionsHook, WorkerBase, WorkerOptions
+from memadapt_core.errors import StoreError
+from memadapt_core.models import MemoryRecord, Scope
+
+__all__ = ["ConsolidationWorker"]
+
+log = logging.getLogger("memadapt.consolidation")
+
+
+class ConsolidationWorker(WorkerBase):
+    """Consolidates messages in the background; see the module docstring. Use it inside one running loop."""
+
+    def __init__(
+        self,
+        store: ConsolidationStore,
+        llm: AsyncLLMClient,
+        *,
+        options: WorkerOptions | None = None,
+        instructions: InstructionsHook | None = None,
+    ) -> None:
+        super().__init__(llm, options, instructions)
+        self._store = store
+        self._llm = llm
+        self._queue: asyncio.Queue[Scope] | None = None
+        self._queued: set[Scope] = set()
+        self._locks: dict[Scope, asyncio.Lock] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._current: Scope | None = None  # the scope the task is working on
+        self._resumed = asyncio.Event()  # set once the scopes pending at start have been tried
+        self._backlog: list[Scope] = []  # those not tried yet
+
+    # -- lifecycle ------------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the task; it first tries every scope with pending messages (resume after a restart or a crash)."""
+        self._check_open()
+        if self._task is not None:
+            return
+        self._queue = asyncio.Queue(self.options.queue_size)
+        self._resumed = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="memadapt-consolidation")
+
+    async def submit(self, scope: Scope) -> None:
+        """Queue ``scope`` (starts the worker if needed; waits while the queue is full)."""
+        self._check_open()
+        if self._task is None:
+            await self.start()
+        await self._enqueue(scope)
+
+    async def flush(self) -> None:
+        """Return when everything queued so far has been tried (scopes that failed: once more)."""
+        if self._task is None or self._closed:
+            return
+        self._requeue_failures()
+        await self._idle()
+
+    async def consolidate(self, scope: Scope | None = None) -> ConsolidationReport:
+        """Consolidate ``scope`` (None: every scope with pending messages) now, in the caller's task.
+
+        Raises ``LLMError`` when the LLM cannot be reached (the messages stay pending), and ``StoreError``.
+        """
+        self._check_open()
+        scopes = [scope] if scope is not None else await self._store.pending_scopes(self.options.resume_limit)
+        report = ConsolidationReport()
+        for each in scopes:
+            async with self._lock(each):
+                report += await self._drain(each)
+            self._succeeded(each)
+        return report
+
+    async def close(self, *, drain: bool = True) -> list[Scope]:
+        """Stop, after finishing the queue when ``drain``; a store write under way always completes.
+
+        Returns the scopes left with pending messages (queued, or failed): they resume at the next start.
+        """
+        if self._closed:
+            return []
+        self._closed = True
+        if self._task is None:
+            return []
+        if drain:
+            await self._idle()
+        current = self._current
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        interrupted = [] if current is None else [current]
+        return list(dict.fromkeys([*interrupted, *self._backlog, *self._queued, *self.failures]))
+
+    # -- the task -------------------------------------------------------------------------------------------
+    async def _run(self) -> None:
+        assert self._queue is not None
+        await self._resume()
+        while True:
+            try:
+                scope = await asyncio.wait_for(self._queue.get(), self.options.retry_delay if self.failures else None)
+            except TimeoutError:
+                self._requeue_failures()
+                continue
+            self._queued.discard(scope)
+            try:
+                await self._work(scope)
+            finally:
+                self._queue.task_done()
+
+    async def _resume(self) -> None:
+        """Try every scope left with pending messages (by a crash, an outage, a close without draining)."""
+        try:
+            scopes = await self._store.pending_scopes(self.options.resume_limit)
+        except Exception as exc:  # the worker outlives any failure; later submits still work
+            log.warning("consolidation could not list the scopes left pending: %s", exc)
+            scopes = []
+        self._backlog = scopes
+        while self._backlog:
+            await self._work(self._backlog[0])
+            self._backlog.pop(0)
+        self._resumed.set()
+
+    async def _work(self, scope: Scope) -> None:
+        self._current = scope
+        try:
+            async with self._lock(scope):
+                await self._drain(scope)
+        except Exception as exc:  # the worker outlives any failure: the messages stay pending
+            self._failed(scope, exc)
+        else:
+            self._succeeded(scope)
+        finally:
+            self._current = None
+
+    async def _drain(self, scope: Scope) -> ConsolidationReport:
+        report = ConsolidationReport()
+        done: set[str] = set()
+        while messages := await self._store.pending_messages(scope, self.options.batch_size):
+            if done.intersection(m.id for m in messages):
+                msg = "consolidation: the store lists messages as pending after apply() marked them"
+                raise StoreError(msg)
+            done.update(m.id for m in messages)
+            report += await self._batch(scope, messages)
+            if self._tracker.due(scope, self.options.reflect_every):
+                report += await self._reflect(scope)
+        return report
+
+    async def _batch(self, scope: Scope, messages: list[MemoryRecord]) -> ConsolidationReport:
+        extraction = self._extraction(scope, messages)
+        dropped, skipped = 0, False
+        try:
+            result = await self._llm.complete_json("extract", extraction.messages, extraction.parse)
+            dropped = result.dropped
+            limit = self.options.candidates
+            neighbours = [await self._store.similar_facts(fact.text, scope, limit) for fact in result.facts]
+            reconciliation = build_reconciliation(result.facts, neighbours, [m.id for m in messages])
+            if reconciliation.messages is None:
+                decisions = reconciliation.without_llm()
+            else:
+                decisions = await self._llm.complete_json("reconcile", reconciliation.messages, reconciliation.parse)
+            plan = plan_facts(scope, messages, result.facts, decisions)
+        except MalformedAnswerError as exc:
+            log.warning("skipping %d messages of %s: the LLM's answers never fit: %s", len(messages), scope, exc)
+            plan, skipped = skip_plan(scope, messages), True
+        await self._apply(plan)
+        return self._batch_done(plan, dropped=dropped, skipped=skipped)
+
+    async def _reflect(self, scope: Scope) -> ConsolidationReport:
+        new_ids, ended_ids = self._tracker.take(scope)
+        try:
+            reflection = await self._gather(scope, new_ids, ended_ids)
+            if reflection is None:
+                return ConsolidationReport()
+            plan = await self._llm.complete_json("reflect", reflection.messages, reflection.parse)
+        except MalformedAnswerError as exc:
+            log.warning("skipping a reflection of %s: the LLM's answers never fit: %s", scope, exc)
+            return self._count(ConsolidationReport(skipped_reflections=1))
+        except BaseException:
+            self._tracker.give_back(scope, new_ids, ended_ids)
+            raise
+        await self._apply(plan)
+        return self._count(ConsolidationReport.of(plan))
+
+    async def _gather(self, scope: Scope, new_ids: list[str], ended_ids: list[str]) -> Reflection | None:
+        insights = await self._store.insights_citing([*new_ids, *ended_ids], scope)
+        if not worth_reflecting(new_ids, ended_ids, insights, self.options.reflect_every):
+            self._tracker.give_back(scope, new_ids, [])
+            return None
+        cited = await self._store.facts_by_ids(cited_ids(insights))
+        successors = await self._store.facts_by_ids([f.superseded_by for f in cited if f.superseded_by])
+        fresh = await self._store.facts_by_ids(new_ids)
+        related: list[MemoryRecord] = []
+        for fact in fresh[: self.options.reflect_probes]:
+            related += await self._store.similar_facts(fact.text, scope, self.options.candidates)
+        return assemble_reflection(
+            scope,
+            fresh=fresh,
+            related=related,
+            cited=cited,
+            successors=successors,
+            insights=insights,
+            max_facts=self.options.reflect_max_facts,
+        )
+
+    async def _apply(self, plan: ConsolidationPlan) -> None:
+        write = asyncio.ensure_future(self._store.apply(plan))
+        try:
+            await asyncio.shield(write)
+        except asyncio.CancelledError:
+            await write  # a write once started is finished: half a plan would be worse than a late close
+            raise
+
+    # -- helpers --------------------------------------------------------------------------------------------
+    def _queued_count(self) -> int:
+        return self._queue.qsize() if self._queue is not None else 0
+
+    async def _enqueue(self, scope: Scope) -> None:
+        assert self._queue is not None
+        if scope not in self._queued:
+            self._queued.add(scope)
+            await self._queue.put(scope)
+
+    def _requeue_failures(self) -> None:
+        assert self._queue is not None
+        for scope in self.failures:
+            if scope not in self._queued and not self._queue.full():
+                self._queued.add(scope)
+                self._queue.put_nowait(scope)
+
+    async def _idle(self) -> None:
+        assert self._queue is not None
+        assert self._task is not None
+        joined = asyncio.ensure_future(self._settled())
+        try:
+            await asyncio.wait({joined, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            joined.cancel()
+        if self._task.done() and not self._task.cancelled():
+            msg = "the consolidation worker stopped unexpectedly"
+            raise RuntimeError(msg) from self._task.exception()
+
+    async def _settled(self) -> None:
+        assert self._queue is not None
+        await self._resumed.wait()
+        await self._queue.join()
+
+    def _lock(self, scope: Scope) -> asyncio.Lock:
+        return self._locks.setdefault(scope, asyncio.Lock())

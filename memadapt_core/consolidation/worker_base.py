@@ -1,0 +1,119 @@
+"""What the async and the thread-based consolidation workers share, without I/O: knobs, counters, state."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memadapt_core.config import MemorySettings
+from memadapt_core.consolidation.extraction import Extraction, build_extraction
+from memadapt_core.consolidation.llm_base import LLMClientBase
+from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.reflection import ReflectionTracker
+from memadapt_core.consolidation.report import ConsolidationReport
+from memadapt_core.models import MemoryRecord, Scope
+
+__all__ = ["InstructionsHook", "WorkerBase", "WorkerOptions"]
+
+log = logging.getLogger("memadapt.consolidation")
+
+InstructionsHook = Callable[[Scope], Sequence[str]]
+"""Extra extraction instructions for a scope (the engine passes ``memadapt_extraction_instructions``)."""
+
+
+class WorkerOptions(BaseModel):
+    """The knobs of the consolidation workers (``from_settings`` takes the engine's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    batch_size: int = Field(default=20, ge=1, description="messages per extraction call")
+    reflect_every: int = Field(default=10, ge=0, description="new facts per scope between reflections (0: never)")
+    queue_size: int = Field(default=1_000, ge=1, description="queued scopes before submit() waits (backpressure)")
+    candidates: int = Field(default=5, ge=1, description="existing facts compared with each new fact")
+    retry_delay: float = Field(default=30.0, gt=0, description="seconds before scopes that failed are tried again")
+    resume_limit: int = Field(default=10_000, ge=1, description="scopes with pending messages picked up at start")
+    reflect_probes: int = Field(default=10, ge=0, description="new facts whose neighbours join a reflection")
+    reflect_max_facts: int = Field(default=60, ge=1, description="facts shown in one reflection call")
+
+    @classmethod
+    def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
+        values = {
+            "batch_size": settings.consolidation_batch,
+            "reflect_every": settings.reflect_every,
+            "queue_size": settings.queue_size,
+        }
+        return cls.model_validate(values | overrides)
+
+
+class WorkerBase:
+    """State both workers keep: options, the reflection tracker, failures and totals (thread-safe)."""
+
+    def __init__(
+        self, llm: LLMClientBase, options: WorkerOptions | None, instructions: InstructionsHook | None
+    ) -> None:
+        self._llm_base = llm
+        self.options = options or WorkerOptions.model_validate({})
+        self._instructions = instructions
+        self._tracker = ReflectionTracker()
+        self._state = threading.Lock()
+        self._closed = False
+        self._failures: dict[Scope, Exception] = {}
+        self._totals = ConsolidationReport()
+
+    @property
+    def closing(self) -> bool:
+        """``close()`` has been called (no new work is accepted)."""
+        return self._closed
+
+    @property
+    def failures(self) -> dict[Scope, Exception]:
+        """Scopes whose last run failed (their messages stay pending), with the error."""
+        with self._state:
+            return dict(self._failures)
+
+    @property
+    def totals(self) -> ConsolidationReport:
+        """Everything consolidated since this worker was built."""
+        with self._state:
+            return self._totals + ConsolidationReport()
+
+    def _queued_count(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def stats(self) -> dict[str, dict[str, float]]:
+        """The LLM's per-operation stats plus ``"worker"``: what was consolidated, queued and failing."""
+        with self._state:
+            worker: dict[str, float] = {**self._totals.as_dict(), "failing_scopes": len(self._failures)}
+        worker["queued"] = self._queued_count()
+        return {**self._llm_base.stats, "worker": worker}
+
+    def _extraction(self, scope: Scope, messages: list[MemoryRecord]) -> Extraction:
+        return build_extraction(messages, self._instructions(scope) if self._instructions else ())
+
+    def _count(self, report: ConsolidationReport) -> ConsolidationReport:
+        with self._state:
+            self._totals += report
+        return report
+
+    def _batch_done(self, plan: ConsolidationPlan, *, dropped: int, skipped: bool) -> ConsolidationReport:
+        self._tracker.note(plan)
+        return self._count(ConsolidationReport.of(plan, dropped=dropped, skipped=skipped))
+
+    def _failed(self, scope: Scope, exc: Exception) -> None:
+        with self._state:
+            self._failures[scope] = exc
+        log.warning("consolidation of %s failed; its messages stay pending: %s", scope, exc)
+
+    def _succeeded(self, scope: Scope) -> None:
+        with self._state:
+            self._failures.pop(scope, None)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            msg = "the consolidation worker is closed"
+            raise RuntimeError(msg)

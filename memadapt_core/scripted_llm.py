@@ -1,0 +1,472 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for tests and offline evaluation.
+
+Real HTTP over a real socket (stdlib ``http.server`` in a thread, ephemeral port), so the code under test runs
+the same ``openai`` client it runs in production. ``/v1/chat/completions`` answers from a script (a queue of
+answers), else from a function of the request, else from a LoCoMo replay; ``/v1/embeddings`` answers with
+deterministic hashed bag-of-words vectors. Failures on command: HTTP errors (500, 429 with ``Retry-After``),
+hangs (the client times out), and bodies that are not JSON. Every request is recorded.
+
+::
+
+    with ScriptedLLMServer([{"facts": []}]) as server:
+        client = AsyncLLMClient(server.llm_settings())
+
+    @pytest.fixture
+    def llm_server() -> Iterator[ScriptedLLMServer]:
+        yield from serve_scripted_llm()
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import re
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from pydantic import SecretStr
+
+from memadapt_core.config import LLMSettings
+from memadapt_core.consolidation.llm_base import OPERATION_HEADER
+
+__all__ = [
+    "OPERATION_HEADER",
+    "ChatRequest",
+    "Failure",
+    "Garbage",
+    "Hang",
+    "LocomoReplay",
+    "RecordedRequest",
+    "Reply",
+    "ScriptItem",
+    "ScriptedLLMServer",
+    "hashed_embedding",
+    "serve_scripted_llm",
+]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A normal answer. ``content`` that is not a ``str`` is sent as JSON text."""
+
+    content: Any
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An HTTP error answer (500 by default; 429 with ``retry_after`` for a rate limit)."""
+
+    status: int = 500
+    message: str = "scripted failure"
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class Hang:
+    """No answer for ``seconds`` (None: until ``release()`` or close); the client has to time out."""
+
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class Garbage:
+    """HTTP 200 whose body is not JSON at all."""
+
+    body: str = '{"choices": [ this is not json'
+
+
+ScriptItem: TypeAlias = Reply | Failure | Hang | Garbage | str | dict[str, Any] | list[Any]
+"""What a script holds or a responder returns; a bare ``str``/``dict``/``list`` is a ``Reply``."""
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat-completion request as the server received it."""
+
+    body: dict[str, Any]
+    operation: str | None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages", []))
+
+    @property
+    def system(self) -> str:
+        return "\n".join(str(m.get("content", "")) for m in self.messages if m.get("role") == "system")
+
+    @property
+    def user(self) -> str:
+        """The last user message's text."""
+        users = [m for m in self.messages if m.get("role") == "user"]
+        return str(users[-1].get("content", "")) if users else ""
+
+    @property
+    def payload(self) -> Any:
+        """The first user message that is JSON (memadapt sends its data so; later ones are corrections), or None."""
+        for message in self.messages:
+            if message.get("role") == "user":
+                try:
+                    return json.loads(str(message.get("content", "")))
+                except ValueError:
+                    continue
+        return None
+
+    @property
+    def json_mode(self) -> bool:
+        fmt = self.body.get("response_format")
+        return isinstance(fmt, dict) and fmt.get("type") == "json_object"
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    body: Any
+    status: int = 0  # the status answered (0 while hanging or when the client went away)
+
+
+Responder: TypeAlias = Callable[[ChatRequest], ScriptItem | None]
+
+
+def hashed_embedding(text: str, dim: int) -> list[float]:
+    """A deterministic unit vector: a signed hashed bag of lower-cased words (shared words, similar vectors)."""
+    vector = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()):
+        digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+        number = int.from_bytes(digest, "little")
+        vector[number % dim] += 1.0 if (number >> 32) & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vector))
+    if norm == 0.0:
+        vector[0], norm = 1.0, 1.0
+    return [v / norm for v in vector]
+
+
+def _normalise(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+class LocomoReplay:
+    """Answers like an extraction LLM from LoCoMo's ``observation`` facts (the data file is read only here).
+
+    An ``extract`` request's messages are matched to LoCoMo turns by text (the session matching most lines
+    wins); each observation whose last turn is in the request comes back as a fact citing those messages.
+    ``reconcile`` answers ADD for every new fact and ``reflect`` answers no insight, so the whole pipeline can
+    run offline.
+    """
+
+    def __init__(self, samples: list[dict[str, Any]]) -> None:
+        self._turns: dict[str, list[tuple[str, str]]] = {}  # normalised text -> [(session key, dia_id)]
+        self._facts: dict[str, list[tuple[str, list[str]]]] = {}  # session key -> [(fact, dia_ids)]
+        for sample in samples:
+            sid = str(sample["sample_id"])
+            for key, turns in sample["conversation"].items():
+                if re.fullmatch(r"session_\d+", key):
+                    for turn in turns:
+                        self._turns.setdefault(_normalise(turn["text"]), []).append((f"{sid}/{key}", turn["dia_id"]))
+            for key, by_speaker in sample.get("observation", {}).items():
+                session = f"{sid}/{key.removesuffix('_observation')}"
+                for facts in by_speaker.values():
+                    for fact, ids in facts:
+                        dia_ids = [ids] if isinstance(ids, str) else list(ids)
+                        self._facts.setdefault(session, []).append((fact, dia_ids))
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> LocomoReplay:
+        return cls(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def __call__(self, request: ChatRequest) -> ScriptItem | None:
+        payload = request.payload if isinstance(request.payload, dict) else {}
+        if request.operation == "extract":
+            return {"facts": self.extract(payload.get("messages", []))}
+        if request.operation == "reconcile":
+            new = payload.get("new_facts", [])
+            return {"decisions": [{"fact": f["n"], "action": "ADD", "target": None} for f in new]}
+        if request.operation == "reflect":
+            return {"insights": [], "obsolete": []}
+        return None
+
+    def extract(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        matches = {m["n"]: self._turns.get(_normalise(str(m.get("text", ""))), []) for m in messages}
+        votes: dict[str, int] = {}
+        for candidates in matches.values():
+            for session in {s for s, _ in candidates}:
+                votes[session] = votes.get(session, 0) + 1
+        if not votes:
+            return []
+        session = max(votes, key=lambda s: votes[s])
+        number = {dia: n for n, cands in matches.items() for s, dia in cands if s == session}
+        facts = []
+        for fact, dia_ids in self._facts.get(session, []):
+            last = max(dia_ids, key=_turn_number)
+            if last in number:
+                sources = sorted({number[d] for d in dia_ids if d in number})
+                facts.append({"text": fact, "sources": sources, "valid_from": None, "hypothetical": False})
+        return facts
+
+
+def _turn_number(dia_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", dia_id))
+
+
+class ScriptedLLMServer:
+    """An OpenAI-compatible HTTP server answering from a script; see the module docstring."""
+
+    def __init__(
+        self,
+        script: Iterable[ScriptItem] = (),
+        *,
+        responder: Responder | None = None,
+        locomo: str | Path | LocomoReplay | None = None,
+        embedding_dim: int = 64,
+        json_mode_supported: bool = True,
+        model: str = "scripted",
+    ) -> None:
+        self._script: deque[ScriptItem] = deque(script)
+        self.responder = responder
+        """Answers chat requests once the script is empty (may be replaced at any time)."""
+        self._locomo = LocomoReplay.from_file(locomo) if isinstance(locomo, str | Path) else locomo
+        self.embedding_dim = embedding_dim
+        self.json_mode_supported = json_mode_supported
+        self.model = model
+        self._outage: ScriptItem | None = None
+        self._lock = threading.Condition()
+        self._released = threading.Event()
+        self.requests: list[RecordedRequest] = []
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------------------
+    def start(self) -> ScriptedLLMServer:
+        if self._httpd is None:
+            self._released.clear()
+            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+            self._httpd.daemon_threads = True
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, args=(0.02,), name="scripted-llm", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        with self._lock:
+            self._released.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def __enter__(self) -> ScriptedLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            msg = "the scripted server is not running: call start() or use it as a context manager"
+            raise RuntimeError(msg)
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def llm_settings(self, **overrides: Any) -> LLMSettings:
+        """Settings pointing memadapt's LLM client at this server (5 s timeout unless overridden)."""
+        values: dict[str, Any] = {
+            "base_url": self.base_url,
+            "api_key": SecretStr("test"),
+            "model": self.model,
+            "timeout": 5.0,
+        }
+        return LLMSettings(**(values | overrides))
+
+    # -- scripting ------------------------------------------------------------------------------------------
+    def push(self, *items: ScriptItem) -> None:
+        """Queue answers, served in order to chat requests."""
+        with self._lock:
+            self._script.extend(items)
+
+    def fail_next(self, count: int = 1, failure: ScriptItem | None = None) -> None:
+        """The next ``count`` chat requests fail (HTTP 500 unless ``failure`` says otherwise), then the script."""
+        with self._lock:
+            self._script.extendleft([failure or Failure()] * count)
+
+    def set_outage(self, failure: ScriptItem | None = None) -> None:
+        """Every request (chat and embeddings) fails with ``failure`` until ``end_outage()``."""
+        with self._lock:
+            self._outage = failure or Failure(503, "scripted outage")
+
+    def end_outage(self) -> None:
+        with self._lock:
+            self._outage = None
+
+    def release(self) -> None:
+        """Wake the requests hanging now (they close their connection unanswered); later hangs hang again."""
+        with self._lock:
+            released, self._released = self._released, threading.Event()
+        released.set()
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._script)
+
+    def chat_requests(self, operation: str | None = None) -> list[ChatRequest]:
+        with self._lock:
+            recorded = [r for r in self.requests if r.path.endswith("/chat/completions")]
+        requests = [ChatRequest(r.body, r.headers.get(OPERATION_HEADER.lower())) for r in recorded]
+        return [r for r in requests if operation is None or r.operation == operation]
+
+    def wait_for_requests(self, count: int, *, timeout: float = 5.0) -> list[RecordedRequest]:
+        """Block until at least ``count`` requests arrived (a condition with a deadline, not a sleep)."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(self.requests) >= count, timeout):
+                msg = f"expected {count} requests within {timeout}s, got {len(self.requests)}"
+                raise TimeoutError(msg)
+            return list(self.requests)
+
+    # -- answering (called from handler threads) ------------------------------------------------------------
+    def _record(self, path: str, headers: dict[str, str], body: Any) -> int:
+        with self._lock:
+            self.requests.append(RecordedRequest(path, headers, body))
+            self._lock.notify_all()
+            return len(self.requests) - 1
+
+    def _set_status(self, index: int, status: int) -> None:
+        with self._lock:
+            self.requests[index] = replace(self.requests[index], status=status)
+
+    def _next_chat_item(self, request: ChatRequest) -> ScriptItem:
+        with self._lock:
+            if self._outage is not None:
+                return self._outage
+            if request.json_mode and not self.json_mode_supported:
+                return Failure(400, "response_format json_object is not supported by this model")
+            if self._script:
+                return self._script.popleft()
+        for responder in (self.responder, self._locomo):
+            answer = responder(request) if responder is not None else None
+            if answer is not None:
+                return answer
+        return Failure(500, "scripted server: the script is exhausted and no responder answered")
+
+    def _chat_body(self, item: Reply, number: int) -> dict[str, Any]:
+        content = item.content if isinstance(item.content, str) else json.dumps(item.content)
+        return {
+            "id": f"chatcmpl-scripted-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": item.prompt_tokens,
+                "completion_tokens": item.completion_tokens,
+                "total_tokens": item.prompt_tokens + item.completion_tokens,
+            },
+        }
+
+    def _embeddings_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        dim = int(body.get("dimensions") or self.embedding_dim)
+        data = []
+        for index, text in enumerate(texts):
+            vector = hashed_embedding(str(text), dim)
+            encoded: Any = vector
+            if body.get("encoding_format") == "base64":
+                encoded = base64.b64encode(struct.pack(f"<{dim}f", *vector)).decode()
+            data.append({"object": "embedding", "index": index, "embedding": encoded})
+        tokens = sum(len(str(t).split()) for t in texts)
+        return {
+            "object": "list",
+            "data": data,
+            "model": str(body.get("model", self.model)),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+
+def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read server.requests instead
+            return
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            try:
+                body: Any = json.loads(raw or b"{}")
+            except ValueError:
+                body = raw.decode(errors="replace")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            index = server._record(self.path, headers, body)
+            if not isinstance(body, dict):
+                self._send_json(index, 400, {"error": {"message": "the body is not a JSON object"}})
+            elif self.path.endswith("/chat/completions"):
+                request = ChatRequest(body, headers.get(OPERATION_HEADER.lower()))
+                self._answer(index, server._next_chat_item(request))
+            elif self.path.endswith("/embeddings"):
+                with server._lock:
+                    outage = server._outage
+                if outage is not None:
+                    self._answer(index, outage)
+                else:
+                    self._send_json(index, 200, server._embeddings_body(body))
+            else:
+                self._send_json(index, 404, {"error": {"message": f"no route {self.path}"}})
+
+        def _answer(self, index: int, item: ScriptItem) -> None:
+            if isinstance(item, Hang):
+                with server._lock:
+                    released = server._released
+                released.wait(item.seconds)
+                self.close_connection = True
+            elif isinstance(item, Garbage):
+                self._send(index, 200, item.body.encode(), {})
+            elif isinstance(item, Failure):
+                extra = {} if item.retry_after is None else {"Retry-After": f"{item.retry_after:g}"}
+                payload = {"error": {"message": item.message, "type": "scripted", "code": item.status}}
+                self._send(index, item.status, json.dumps(payload).encode(), extra)
+            else:
+                reply = item if isinstance(item, Reply) else Reply(item)
+                self._send_json(index, 200, server._chat_body(reply, index))
+
+        def _send_json(self, index: int, status: int, payload: dict[str, Any]) -> None:
+            self._send(index, status, json.dumps(payload).encode(), {})
+
+        def _send(self, index: int, status: int, data: bytes, extra: dict[str, str]) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in extra.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+                server._set_status(index, status)
+            except OSError:  # the client gave up (timeout): nothing to answer
+                self.close_connection = True
+
+    return Handler
+
+
+def serve_scripted_llm(script: Iterable[ScriptItem] = (), **options: Any) -> Iterator[ScriptedLLMServer]:
+    """The body of a pytest fixture: ``yield from serve_scripted_llm()`` runs a server for one test."""
+    with ScriptedLLMServer(script, **options) as server:
+        yield server
