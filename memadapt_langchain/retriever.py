@@ -1,0 +1,92 @@
+"""``MemadaptRetriever``: the engine's hybrid search as a LangChain retriever."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import ConfigDict, PrivateAttr
+
+from memadapt_core import AsyncMemory, Kind, Memory, SearchHit
+from memadapt_core.models import JSON
+
+from ._engine import engine_views
+from ._framework import (
+    AsyncCallbackManagerForRetrieverRun,
+    BaseRetriever,
+    CallbackManagerForRetrieverRun,
+    Document,
+)
+
+__all__ = ["MemadaptRetriever", "hit_to_document"]
+
+
+def hit_to_document(hit: SearchHit) -> Document:
+    """A memory as a ``Document``: its id, its text, and where it came from (user metadata under ``metadata``)."""
+    record = hit.record
+    return Document(
+        id=record.id,
+        page_content=record.text,
+        metadata={
+            "kind": record.kind,
+            "score": hit.score,
+            "observed_at": record.observed_at.isoformat(),
+            "user_id": record.user_id,
+            "agent_id": record.agent_id,
+            "session_id": record.session_id,
+            "role": record.role,
+            "name": record.name,
+            "metadata": record.metadata,
+        },
+    )
+
+
+class MemadaptRetriever(BaseRetriever):
+    """Memories relevant to a query, best first.
+
+    Give it a ``Memory`` or an ``AsyncMemory``: ``invoke`` runs the sync engine and ``ainvoke`` the async one,
+    both over the same store. ``k`` can be overridden per call (``retriever.invoke(query, k=2)``). The scope
+    ids given are matched exactly; those left ``None`` do not constrain. ``threshold=None`` keeps the engine's
+    relevance floor (unrelated queries return nothing); ``0.0`` turns it off.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: Memory | AsyncMemory
+    k: int = 4
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    kinds: Sequence[Kind] | None = None
+    threshold: float | None = None
+    time_range: tuple[datetime | None, datetime | None] | None = None
+    filters: dict[str, JSON] | None = None
+
+    _sync: Memory = PrivateAttr()
+    _async: AsyncMemory = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._sync, self._async = engine_views(self.memory)
+
+    def _search_args(self, k: int | None) -> dict[str, Any]:
+        return {
+            "user_id": self.user_id,
+            "agent_id": self.agent_id,
+            "session_id": self.session_id,
+            "limit": self.k if k is None else k,
+            "kinds": None if self.kinds is None else list(self.kinds),
+            "threshold": self.threshold,
+            "time_range": self.time_range,
+            "filters": self.filters,
+        }
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        return [hit_to_document(hit) for hit in self._sync.search(query, **self._search_args(k))]
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        return [hit_to_document(hit) for hit in await self._async.search(query, **self._search_args(k))]

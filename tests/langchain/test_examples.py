@@ -1,0 +1,38 @@
+"""The LangChain and LangGraph examples run offline and show what they claim."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(script: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-W", "error", str(ROOT / "examples" / script)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def test_the_retriever_example_recalls_alices_turns_and_searches_the_faq() -> None:
+    out = _run("langchain_retriever.py")
+
+    assert "We adopted a greyhound called Biscuit last week!" in out
+    assert "I'm allergic to peanuts" in out
+    assert "[faq-2] Orders ship within two working days." in out
+    assert "Returns are free within 30 days of delivery." in out
+
+
+def test_the_store_example_recalls_across_threads_but_not_across_users() -> None:
+    out = _run("langgraph_store.py")
+    thread2 = out.split("2. Thread 2")[1].split("3. Bob's thread")[0]
+    bob = out.split("3. Bob's thread")[1].split("namespaces")[0]
+
+    assert "I just moved to Leeds." in thread2
+    assert "nothing yet" in bob
+    assert "after a restart, 'city' finds: I just moved to Leeds." in out
