@@ -19,7 +19,9 @@ from memadapt_core.scripted_llm import LocomoReplay, ScriptedLLMServer
 
 from .conftest import AsyncDictStore, DictStore
 
-LOCOMO = Path(os.environ.get("MEMADAPT_LOCOMO", "/work/shared/data/locomo_dev.json"))
+# The shared data folder sits beside the project root (../shared/data); MEMADAPT_LOCOMO overrides it.
+_DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
+LOCOMO = Path(os.environ.get("MEMADAPT_LOCOMO", str(_DEFAULT)))
 pytestmark = pytest.mark.skipif(not LOCOMO.is_file(), reason="LoCoMo data not available (set MEMADAPT_LOCOMO)")
 
 
