@@ -13,4 +13,4 @@ EngineLike: TypeAlias = AsyncMemory | Memory
 
 def as_async(memory: EngineLike) -> AsyncMemory:
     """AgentScope is async throughout: a sync ``Memory`` is used through its async view of the same store."""
-    return memory.as_async() if isinstance(memory, Memory) else memory
+    return memory.as_async()

@@ -19,9 +19,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(msg) from exc
 
 from memadapt_core import AsyncMemory, Kind, Memory, ValidationError
+from memadapt_core.inputs import fit_query
 from memadapt_core.models import JSON
 
-from .queries import fit_query
 from .scoping import require_scope, scope_ids
 
 __all__ = ["MemadaptCapability"]
@@ -55,7 +55,7 @@ class MemadaptCapability:
         record: bool = True,
     ) -> None:
         self._scope = require_scope(user_id, agent_id, session_id)
-        self._engine = memory.as_sync() if isinstance(memory, AsyncMemory) else memory
+        self._engine = memory.as_sync()
         self._search_options: dict[str, Any] = {
             "limit": limit,
             "threshold": threshold,

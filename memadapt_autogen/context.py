@@ -13,9 +13,9 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from memadapt_core import BLOCK_START
+from memadapt_core.inputs import fit_query
 
 from ._framework import ChatCompletionContext, SystemMessage, UserMessage
-from .queries import fit_query
 
 __all__ = ["last_user_text", "replace_memory_message"]
 

@@ -106,7 +106,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             self._engine = AsyncMemory(**store)
             self._owns_engine = True
         else:
-            self._engine = memory.as_async() if isinstance(memory, SyncMemory) else memory
+            self._engine = memory.as_async()
             self._owns_engine = False
         self._owner = uuid.uuid4().hex  # tells this memory's context message from other memories'
         self._closed = False

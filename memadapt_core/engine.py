@@ -20,7 +20,7 @@ from .errors import StoreUnavailableError
 from .inputs import parse_scope
 from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from .ranking import fuse
-from .records import record_from_payload
+from .records import dense_text, record_from_payload
 from .records import record_id as _record_id
 from .store import Store, build_settings
 
@@ -73,6 +73,10 @@ class AsyncMemory:
     @property
     def embedder(self) -> Embedder:
         return self._s.embedder
+
+    def as_async(self) -> AsyncMemory:
+        """This engine itself: adapters call ``as_async()`` on whichever twin they were handed."""
+        return self
 
     def as_sync(self) -> Memory:
         """A sync view of this same store (closing the view does not close the store)."""
@@ -146,7 +150,7 @@ class AsyncMemory:
         plan = edits.plan_update(s, id, text, metadata)
         found = await self._run(s.backend.retrieve, [plan.id])
         record, history = edits.apply_update(plan, found[0] if found else None)
-        dense = await s.embedder.aembed_documents([record.text if not record.name else f"{record.name}: {record.text}"])
+        dense = await s.embedder.aembed_documents([dense_text(record.text, record.name)])
         await self._run(s.backend.upsert, [edits.updated_point(s, record, history, dense[0])])
         return record
 
@@ -200,7 +204,7 @@ class AsyncMemory:
         )  # fmt: skip
         qvec = await s.embedder.aembed_query(plan.query)
         svec = s.sparse.query(plan.query)
-        dense, sparse = await self._run(s.backend.search, qvec, svec, plan.flt, plan.candidates, ())
+        dense, sparse = await self._run(s.backend.search, qvec, svec, plan.flt, plan.candidates)
         fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.rerank_depth]
         if not fused:
             return []

@@ -15,6 +15,7 @@ from .models import KINDS, Kind, Scope
 __all__ = [
     "RESERVED_METADATA_KEYS",
     "MessageInput",
+    "fit_query",
     "parse_filters",
     "parse_kinds",
     "parse_limit",
@@ -256,6 +257,14 @@ def _content_text(field: str, content: object) -> object:
             raise ValidationError(field, "has no text part; only text can be stored")
         return "\n".join(parts)
     return content
+
+
+def fit_query(text: str, max_chars: int) -> str:
+    """A conversation turn made fit to be a search query: a turn can be longer than the engine accepts (a pasted
+    document) or carry NUL characters, and a memory must not break an agent's turn for that. Keeps the last
+    ``max_chars`` characters, where the question usually is, and drops NULs. Adapters call this; ``search``
+    itself stays strict."""
+    return text.replace("\x00", "").strip()[-max_chars:].strip()
 
 
 _OPS = {"$eq": "eq", "$ne": "ne", "$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte", "$in": "in"}

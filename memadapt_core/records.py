@@ -14,7 +14,6 @@ from .models import HistoryEvent, MemoryRecord, Scope
 from .temporal import mentions_time
 
 __all__ = [
-    "SEARCH_FIELDS",
     "dense_text",
     "history_of",
     "normalised_hash",
@@ -27,8 +26,6 @@ __all__ = [
 
 _NAMESPACE = uuid.UUID("0f6b1c2e-8f51-5d2a-9d4e-6d656d616461")
 _SPACES = re.compile(r"\s+")
-# The payload fields search needs for its boosts; everything else is fetched for the final hits only.
-SEARCH_FIELDS = ("session_id", "name", "observed_at", "has_time")
 _TIME_FIELDS = ("observed_at", "created_at", "updated_at", "valid_from", "valid_to")
 _OPTIONAL_FIELDS = (
     "user_id", "agent_id", "session_id", "role", "name", "external_id", "supersedes", "superseded_by",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -63,7 +62,6 @@ class Store:
             self._release()
             raise
         self.closed = False
-        self.lock = threading.Lock()  # guards read-modify-write sequences (update, history) across threads
 
     def _open_backend(self) -> VectorBackend:
         s = self.settings

@@ -18,7 +18,7 @@ from .errors import StoreUnavailableError, ValidationError
 from .inputs import parse_scope
 from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from .ranking import fuse
-from .records import record_from_payload
+from .records import dense_text, record_from_payload
 from .records import record_id as _record_id
 from .store import Store, build_settings
 
@@ -71,6 +71,10 @@ class Memory:
     @property
     def embedder(self) -> Embedder:
         return self._s.embedder
+
+    def as_sync(self) -> Memory:
+        """This memory itself: adapters call ``as_sync()`` on whichever twin they were handed."""
+        return self
 
     def as_async(self) -> AsyncMemory:
         """An async view of this same store (closing the view does not close the store)."""
@@ -139,7 +143,7 @@ class Memory:
         plan = edits.plan_update(s, id, text, metadata)
         found = s.backend.retrieve([plan.id])
         record, history = edits.apply_update(plan, found[0] if found else None)
-        dense = s.embedder.embed_documents([record.text if not record.name else f"{record.name}: {record.text}"])
+        dense = s.embedder.embed_documents([dense_text(record.text, record.name)])
         s.backend.upsert([edits.updated_point(s, record, history, dense[0])])
         return record
 
@@ -193,7 +197,7 @@ class Memory:
         )  # fmt: skip
         qvec = s.embedder.embed_query(plan.query)
         svec = s.sparse.query(plan.query)
-        dense, sparse = s.backend.search(qvec, svec, plan.flt, plan.candidates, ())
+        dense, sparse = s.backend.search(qvec, svec, plan.flt, plan.candidates)
         fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.rerank_depth]
         if not fused:
             return []
@@ -327,7 +331,7 @@ class Memory:
         progress: Callable[[int], None] | None,
     ) -> int:
         s = self._live()
-        dense = s.embedder.embed_documents([r.text if not r.name else f"{r.name}: {r.text}" for r, _ in batch])
+        dense = s.embedder.embed_documents([dense_text(r.text, r.name) for r, _ in batch])
         s.backend.upsert(edits.import_points(s, batch, dense))
         if progress is not None:
             progress(len(batch))

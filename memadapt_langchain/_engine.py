@@ -23,6 +23,4 @@ class ScopeIds(TypedDict):
 
 def engine_views(memory: Memory | AsyncMemory) -> tuple[Memory, AsyncMemory]:
     """The sync and the async view of the same open store, whichever of the two the caller handed over."""
-    if isinstance(memory, AsyncMemory):
-        return memory.as_sync(), memory
-    return memory, memory.as_async()
+    return memory.as_sync(), memory.as_async()

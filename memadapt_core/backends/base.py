@@ -7,7 +7,7 @@ types and translates its client's exceptions into ``StoreError`` subclasses.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
@@ -24,6 +24,7 @@ __all__ = [
     "MetaCondition",
     "StoredPoint",
     "VectorBackend",
+    "stored_point",
 ]
 
 # The point that records which embedder made a collection: it has no scope, so no scoped read ever sees it.
@@ -69,11 +70,10 @@ class StoredPoint:
 
 @dataclass
 class Candidate:
-    """A search candidate: the id, the raw score of one signal and (when asked) a few payload fields."""
+    """A search candidate: the id and the raw score of one signal."""
 
     id: str
     score: float
-    payload: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,8 @@ class VectorBackend(Protocol):
         sparse: SparseVector | None,
         flt: FilterSpec,
         limit: int,
-        payload_fields: Sequence[str],
     ) -> tuple[list[Candidate], list[Candidate]]:
-        """Dense and sparse candidates in one round trip: each list best first, raw scores, the named fields."""
+        """Dense and sparse candidates in one round trip, without payloads: each list best first, raw scores."""
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
@@ -134,3 +133,16 @@ class VectorBackend(Protocol):
     def stats(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
+
+
+def stored_point(point_id: object, payload: dict[str, Any] | None, vector: object) -> StoredPoint:
+    """A point read from either Qdrant client: named vectors ``dense`` and ``bm25`` (any object with
+    ``indices`` and ``values``) become the backend-neutral shape."""
+    dense = sparse = None
+    if isinstance(vector, dict):
+        if "dense" in vector:
+            dense = np.asarray(vector["dense"], dtype=np.float32)
+        if "bm25" in vector:
+            sv = vector["bm25"]
+            sparse = SparseVector(list(sv.indices), list(sv.values))
+    return StoredPoint(str(point_id), dict(payload or {}), dense, sparse)

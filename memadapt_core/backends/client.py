@@ -18,7 +18,14 @@ import numpy.typing as npt
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from memadapt_core.backends.base import INFO_POINT_ID, Candidate, CollectionInfo, FilterSpec, StoredPoint
+from memadapt_core.backends.base import (
+    INFO_POINT_ID,
+    Candidate,
+    CollectionInfo,
+    FilterSpec,
+    StoredPoint,
+    stored_point,
+)
 from memadapt_core.backends.schema import (
     BOOL_INDEXES,
     KEYWORD_INDEXES,
@@ -232,7 +239,7 @@ class QdrantClientBackend:
         recs = self._call(
             lambda c: c.retrieve(self.collection, list(ids), with_payload=True, with_vectors=with_vectors, **self._sk)
         )
-        return [_stored(r) for r in recs if str(r.id) != INFO_POINT_ID]
+        return [stored_point(r.id, r.payload, r.vector) for r in recs if str(r.id) != INFO_POINT_ID]
 
     def search(
         self,
@@ -240,18 +247,16 @@ class QdrantClientBackend:
         sparse: SparseVector | None,
         flt: FilterSpec,
         limit: int,
-        payload_fields: Sequence[str],
     ) -> tuple[list[Candidate], list[Candidate]]:
         f = self._filter(flt)
-        with_payload: Any = list(payload_fields) if payload_fields else False
-        reqs = [qm.QueryRequest(query=dense.tolist(), using=DENSE, filter=f, limit=limit, with_payload=with_payload)]
+        reqs = [qm.QueryRequest(query=dense.tolist(), using=DENSE, filter=f, limit=limit, with_payload=False)]
         if sparse is not None and not sparse.is_empty():
             q = qm.SparseVector(indices=sparse.indices, values=sparse.values)
-            reqs.append(qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=with_payload))
+            reqs.append(qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=False))
         if self._shard_key:
             reqs = [r.model_copy(update={"shard_key": self._shard_key}) for r in reqs]
         res = self._call(lambda c: c.query_batch_points(self.collection, reqs))
-        out = [[Candidate(str(p.id), float(p.score), dict(p.payload or {})) for p in r.points] for r in res]
+        out = [[Candidate(str(p.id), float(p.score)) for p in r.points] for r in res]
         return out[0], (out[1] if len(out) > 1 else [])
 
     def scroll(
@@ -268,7 +273,7 @@ class QdrantClientBackend:
                 with_payload=True, **self._sk,
             )
         )  # fmt: skip
-        return [_stored(r) for r in recs]
+        return [stored_point(r.id, r.payload, r.vector) for r in recs]
 
     def count(self, flt: FilterSpec) -> int:
         res = self._call(lambda c: c.count(self.collection, count_filter=self._filter(flt), exact=True, **self._sk))
@@ -290,16 +295,3 @@ def _eq(key: str, value: Any) -> Any:
     if isinstance(value, float):
         value = int(value)
     return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
-
-
-def _stored(rec: Any) -> StoredPoint:
-    dense = None
-    sparse = None
-    vec = rec.vector
-    if isinstance(vec, dict):
-        if DENSE in vec:
-            dense = np.asarray(vec[DENSE], dtype=np.float32)
-        if SPARSE in vec:
-            sv = vec[SPARSE]
-            sparse = SparseVector(list(sv.indices), list(sv.values))
-    return StoredPoint(str(rec.id), dict(rec.payload or {}), dense, sparse)

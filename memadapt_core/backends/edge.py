@@ -18,7 +18,14 @@ import numpy.typing as npt
 import qdrant_edge as qe
 
 from memadapt_core.backends._payload_time import iso
-from memadapt_core.backends.base import INFO_POINT_ID, Candidate, CollectionInfo, FilterSpec, StoredPoint
+from memadapt_core.backends.base import (
+    INFO_POINT_ID,
+    Candidate,
+    CollectionInfo,
+    FilterSpec,
+    StoredPoint,
+    stored_point,
+)
 from memadapt_core.backends.schema import (
     BOOL_INDEXES,
     KEYWORD_INDEXES,
@@ -230,7 +237,7 @@ class EdgeBackend:
         if not ids:
             return []
         recs = self._call(lambda s: s.retrieve(list(ids), with_payload=True, with_vector=with_vectors))
-        return [_stored(r) for r in recs if _sid(r.id) != INFO_POINT_ID]
+        return [stored_point(r.id, r.payload, r.vector) for r in recs if _sid(r.id) != INFO_POINT_ID]
 
     def search(
         self,
@@ -238,17 +245,18 @@ class EdgeBackend:
         sparse: SparseVector | None,
         flt: FilterSpec,
         limit: int,
-        payload_fields: Sequence[str],
     ) -> tuple[list[Candidate], list[Candidate]]:
         f = self._filter(flt)
-        selector: Any = qe.PayloadSelector.Include(list(payload_fields)) if payload_fields else False
-        reqs = [qe.QueryRequest(limit=limit, filter=f, with_payload=selector,
-                                query=qe.Query.Nearest(dense.tolist(), using=DENSE))]  # fmt: skip
+        reqs = [
+            qe.QueryRequest(
+                limit=limit, filter=f, with_payload=False, query=qe.Query.Nearest(dense.tolist(), using=DENSE)
+            )
+        ]
         if sparse is not None and not sparse.is_empty():
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
-            reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=selector, query=q))
+            reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q))
         results = self._call(lambda s: s.query_batch(qe.QueryBatchRequest(reqs)))
-        out = [[Candidate(_sid(p.id), float(p.score), p.payload or {}) for p in res] for res in results]
+        out = [[Candidate(_sid(p.id), float(p.score)) for p in res] for res in results]
         return out[0], (out[1] if len(out) > 1 else [])
 
     def scroll(
@@ -261,7 +269,7 @@ class EdgeBackend:
         )
         req = qe.ScrollRequest(limit=limit, filter=self._filter(flt), with_payload=True, order_by=order)
         recs, _ = self._call(lambda s: s.scroll(req))
-        return [_stored(r) for r in recs]
+        return [stored_point(r.id, r.payload, r.vector) for r in recs]
 
     def count(self, flt: FilterSpec) -> int:
         return int(self._call(lambda s: s.count(qe.CountRequest(filter=self._filter(flt), exact=True))))
@@ -284,16 +292,3 @@ def _eq(key: str, value: Any) -> Any:
     if isinstance(value, float):
         value = int(value)
     return qe.FieldCondition(key, match=qe.MatchValue(value))
-
-
-def _stored(rec: Any) -> StoredPoint:
-    dense = None
-    sparse = None
-    vec = rec.vector
-    if isinstance(vec, dict):
-        if DENSE in vec:
-            dense = np.asarray(vec[DENSE], dtype=np.float32)
-        if SPARSE in vec:
-            sv = vec[SPARSE]
-            sparse = SparseVector(list(sv.indices), list(sv.values))
-    return StoredPoint(_sid(rec.id), dict(rec.payload or {}), dense, sparse)

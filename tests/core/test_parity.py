@@ -9,7 +9,8 @@ from pathlib import Path
 import memadapt_core
 from memadapt_core import AsyncMemory, Memory
 
-SYNC_BY_DESIGN = {"format_context", "record_id", "settings", "embedder"}  # pure or properties: no I/O to await
+# Pure functions, properties and the views between twins: nothing to await.
+SYNC_BY_DESIGN = {"format_context", "record_id", "settings", "embedder", "as_async", "as_sync"}
 
 
 def _public(cls: type) -> set[str]:
@@ -17,17 +18,17 @@ def _public(cls: type) -> set[str]:
 
 
 def test_both_twins_have_the_same_public_names() -> None:
-    assert _public(Memory) - {"as_async"} == _public(AsyncMemory) - {"as_sync"}
+    assert _public(Memory) == _public(AsyncMemory)
 
 
 def test_async_methods_are_coroutines_and_sync_ones_are_not() -> None:
-    for name in _public(Memory) - {"as_async"} - SYNC_BY_DESIGN:
+    for name in _public(Memory) - SYNC_BY_DESIGN:
         assert inspect.iscoroutinefunction(getattr(AsyncMemory, name)), name
         assert not inspect.iscoroutinefunction(getattr(Memory, name)), name
 
 
 def test_both_twins_have_the_same_signatures() -> None:
-    for name in _public(Memory) - {"as_async", "settings", "embedder"}:
+    for name in _public(Memory) - {"as_async", "as_sync", "settings", "embedder"}:
         assert inspect.signature(getattr(Memory, name)) == inspect.signature(getattr(AsyncMemory, name)), name
 
 
@@ -54,6 +55,13 @@ async def test_both_twins_return_the_same_results(tmp_path: Path) -> None:
     assert [r.model_dump(exclude=strip) for r in s_added] == [r.model_dump(exclude=strip) for r in a_added]
     assert [(h.record.id, round(h.score, 6)) for h in s_hits] == [(h.record.id, round(h.score, 6)) for h in a_hits]
     assert [r.id for r in s_page.records] == [r.id for r in a_page.records]
+
+
+def test_each_twin_is_its_own_view() -> None:
+    with Memory(location=":memory:") as mem:
+        assert mem.as_sync() is mem
+        amem = mem.as_async()
+        assert amem.as_async() is amem
 
 
 async def test_views_share_one_open_store(tmp_path: Path) -> None:
