@@ -56,6 +56,7 @@ class EmbedderSettings(BaseModel):
 class LLMSettings(BaseModel):
     """An OpenAI-compatible chat model for consolidation. Without ``base_url`` and ``model`` nothing is consolidated."""
 
+    provider: str = "openai"  # any OpenAI-compatible chat endpoint; plugins register others
     base_url: str | None = None
     api_key: SecretStr | None = None
     model: str | None = None

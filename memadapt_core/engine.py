@@ -25,6 +25,7 @@ from .records import record_id as _record_id
 from .store import Store, build_settings
 
 if TYPE_CHECKING:
+    from .consolidation.worker import ConsolidationWorker
     from .sync import Memory
 
 __all__ = ["AsyncMemory"]
@@ -51,6 +52,8 @@ class AsyncMemory:
         _store: Store | None = None,
         **options: Any,
     ) -> None:
+        self._worker: ConsolidationWorker | None = None
+        self._llm: Any = None
         if _store is not None:
             self._s, self._owner = _store, False
             return
@@ -98,8 +101,30 @@ class AsyncMemory:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def _consolidator(self) -> ConsolidationWorker | None:
+        """The background consolidation worker, when an LLM is configured (built on first use, in the loop)."""
+        s = self._s
+        if not s.settings.llm.configured or s.closed:
+            return None
+        if self._worker is None:
+            from .consolidation.worker import ConsolidationWorker
+            from .consolidation.worker_base import WorkerOptions
+            from .knowledge import AsyncEngineStore
+
+            self._llm = s.hooks.make_llm(s.settings.llm, asynchronous=True)
+            options = WorkerOptions.from_settings(s.settings)
+            self._worker = ConsolidationWorker(
+                AsyncEngineStore(s, self._run), self._llm, options=options, instructions=s.instructions
+            )
+        return self._worker
+
     async def close(self) -> None:
-        """Flush and close the store if this object opened it; a view only lets go of it."""
+        """Finish queued consolidation, then flush and close the store if this object opened it (a view only
+        lets go of it). Messages still pending stay marked so and resume on the next start."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            await worker.close(drain=True)
+            await self._llm.close()
         if self._owner and not self._s.closed:
             await self._s.embedder.aclose()
             await asyncio.to_thread(self._s.close)
@@ -142,6 +167,8 @@ class AsyncMemory:
             if reindex:
                 await self._run(s.backend.set_sparse, reindex)
             s.hooks.on_added(plan.new_records())
+            if plan.kind == "message" and (worker := self._consolidator()) is not None:
+                await worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
         return plan.result()
 
     async def update(self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None) -> MemoryRecord:
@@ -304,16 +331,29 @@ class AsyncMemory:
         return await asyncio.to_thread(self.as_sync().import_, path, progress=progress)
 
     async def flush(self) -> None:
-        """Wait for background work and make every write durable on disk."""
+        """Wait for background consolidation (resuming what a previous run left pending) and make every write
+        durable on disk."""
+        if (worker := self._consolidator()) is not None:
+            await worker.start()
+            await worker.flush()
         await self._run(self._s.backend.flush, heavy=True)
 
     async def consolidate(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> int:
-        """Consolidate pending messages now (needs an LLM; without one there is nothing to do and 0 is returned)."""
-        if user_id is not None or agent_id is not None or session_id is not None:
-            parse_scope(user_id, agent_id, session_id)
-        return 0
+        """Consolidate pending messages now, in this task (all, or those inside the scope given); returns how
+        many messages were consolidated. Without an LLM configured there is nothing to do: 0. Raises
+        ``LLMError`` when the LLM cannot be reached (the messages stay pending)."""
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        if (worker := self._consolidator()) is None:
+            return 0
+        from .knowledge import AsyncEngineStore
+
+        pending = await AsyncEngineStore(self._s, self._run).pending_scopes(worker.options.resume_limit)
+        done = 0
+        for each in self._s.pending_within(pending, scope):
+            done += (await worker.consolidate(each)).messages
+        return done
 
     async def optimize(self) -> None:
         """Maintenance: build the vector index (slow, blocks the store; never needed for correctness)."""
@@ -323,4 +363,6 @@ class AsyncMemory:
         s = self._s
         out = await self._run(s.backend.stats)
         out.update({"embedder": s.embedder.name, "dim": s.embedder.dim})
+        if self._worker is not None:
+            out["consolidation"] = self._worker.stats
         return out

@@ -39,7 +39,9 @@ def memadapt_register_embedders(register: Callable[[str, Callable[[Any], Any]], 
 def memadapt_register_llms(register: Callable[[str, Callable[[Any], Any]], None]) -> None:
     """Hand over LLM client providers by name for consolidation.
 
-    :param register: call ``register(name, factory)``; ``factory(settings: LLMSettings)`` returns a client.
+    :param register: call ``register(name, factory)``; ``factory(settings: LLMSettings, asynchronous: bool)``
+        returns a client shaped like ``consolidation.AsyncLLMClient`` (asynchronous) or ``LLMClient``; it is
+        used when ``llm.provider`` equals ``name``.
     """
 
 

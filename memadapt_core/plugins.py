@@ -13,7 +13,7 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
-from .config import EmbedderSettings
+from .config import EmbedderSettings, LLMSettings
 from .embedders.base import Embedder
 from .errors import ConfigurationError, MemadaptError, PluginError
 from .formatting import render_memories
@@ -48,6 +48,15 @@ class BuiltinPlugin:
         register("wordllama", wordllama)
         register("openai", openai)
         register("fastembed", fastembed)
+
+    @hookimpl
+    def memadapt_register_llms(self, register: Callable[[str, Callable[..., Any]], None]) -> None:
+        def openai(settings: LLMSettings, asynchronous: bool) -> Any:
+            from .consolidation.llm_client import AsyncLLMClient, LLMClient
+
+            return AsyncLLMClient(settings) if asynchronous else LLMClient(settings)
+
+        register("openai", openai)
 
     @hookimpl(trylast=True)
     def memadapt_format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
@@ -102,14 +111,23 @@ class Hooks:
         self._guard("memadapt_register_embedders", lambda: self.pm.hook.memadapt_register_embedders(register=register))
         return found
 
-    def llm_factories(self) -> dict[str, Callable[[Any], Any]]:
-        found: dict[str, Callable[[Any], Any]] = {}
+    def llm_factories(self) -> dict[str, Callable[..., Any]]:
+        found: dict[str, Callable[..., Any]] = {}
 
-        def register(name: str, factory: Callable[[Any], Any]) -> None:
+        def register(name: str, factory: Callable[..., Any]) -> None:
             found.setdefault(name, factory)
 
         self._guard("memadapt_register_llms", lambda: self.pm.hook.memadapt_register_llms(register=register))
         return found
+
+    def make_llm(self, settings: LLMSettings, *, asynchronous: bool) -> Any:
+        factories = self.llm_factories()
+        factory = factories.get(settings.provider)
+        if factory is None:
+            known = ", ".join(sorted(factories))
+            msg = f"llm.provider: unknown LLM provider {settings.provider!r}; known: {known}"
+            raise ConfigurationError(msg)
+        return factory(settings, asynchronous)
 
     def make_embedder(self, settings: EmbedderSettings) -> Embedder:
         factories = self.embedder_factories()

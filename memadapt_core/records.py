@@ -15,6 +15,7 @@ from .temporal import mentions_time
 
 __all__ = [
     "dense_text",
+    "event_payload",
     "history_of",
     "normalised_hash",
     "payload_of",
@@ -61,34 +62,42 @@ def sparse_text(own: str, before: Sequence[str], after: Sequence[str]) -> str:
 
 
 def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = ()) -> dict[str, Any]:
+    """The stored payload. Lean on purpose (building a point costs in proportion to its payload): what can be
+    derived is left out and restored by ``record_from_payload`` / ``history_of``."""
+    created = iso(record.created_at)
     payload: dict[str, Any] = {
         "text": record.text,
         "kind": record.kind,
         "hash": record.hash,
         "observed_at": iso(record.observed_at),
-        "created_at": iso(record.created_at),
-        "updated_at": iso(record.updated_at),
-        "has_time": mentions_time(record.text),
-        "metadata": record.metadata,
+        "created_at": created,
     }
+    if record.updated_at != record.created_at:
+        payload["updated_at"] = iso(record.updated_at)
+    if mentions_time(record.text):
+        payload["has_time"] = True
+    if record.metadata:
+        payload["metadata"] = record.metadata
     for key in _OPTIONAL_FIELDS:
         value = getattr(record, key)
         if value is not None:
             payload[key] = value
-    if record.valid_from is not None:
+    if record.valid_from is not None and record.valid_from != record.observed_at:
         payload["valid_from"] = iso(record.valid_from)
     if record.valid_to is not None:
         payload["valid_to"] = iso(record.valid_to)
     if record.source_ids:
         payload["source_ids"] = list(record.source_ids)
     if record.kind == "message":
-        payload["consolidated"] = record.consolidated
-    if history:
-        payload["history"] = [_event_payload(e) for e in history]
+        # 0/1, not a JSON boolean: qdrant-edge cannot match stored booleans (MatchValue(True) means 1).
+        payload["consolidated"] = int(record.consolidated)
+    changes = [event_payload(e) for e in history if e.event != "add"]  # "add" is derived from created_at
+    if changes:
+        payload["history"] = changes
     return payload
 
 
-def _event_payload(event: HistoryEvent) -> dict[str, Any]:
+def event_payload(event: HistoryEvent) -> dict[str, Any]:
     out: dict[str, Any] = {"event": event.event, "at": iso(event.at)}
     for key in ("old_text", "new_text", "by"):
         value = getattr(event, key)
@@ -102,6 +111,9 @@ def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
     for key in _TIME_FIELDS:
         if payload.get(key):
             data[key] = datetime.fromisoformat(payload[key])
+    data.setdefault("updated_at", data.get("created_at"))
+    if payload.get("kind", "message") != "message":
+        data.setdefault("valid_from", data.get("observed_at"))
     return MemoryRecord(
         id=point_id,
         text=payload.get("text", ""),
@@ -115,7 +127,15 @@ def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
 
 
 def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:
-    return [
+    """The record's changes, starting with its (derived) ``add``: when it was created, with its first text."""
+    stored = payload.get("history") or []
+    first_text = next((e["old_text"] for e in stored if e.get("old_text") is not None), payload.get("text"))
+    events = [
+        HistoryEvent(
+            record_id=point_id, event="add", at=datetime.fromisoformat(payload["created_at"]), new_text=first_text
+        )
+    ]
+    events += [
         HistoryEvent(
             record_id=point_id,
             event=e["event"],
@@ -124,5 +144,6 @@ def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:
             new_text=e.get("new_text"),
             by=e.get("by"),
         )
-        for e in payload.get("history") or []
+        for e in stored
     ]
+    return events

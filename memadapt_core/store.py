@@ -16,6 +16,7 @@ from .backends.base import CollectionInfo, VectorBackend
 from .config import EmbedderSettings, MemorySettings, default_path
 from .embedders.base import Embedder
 from .errors import ConfigurationError
+from .models import Scope
 from .plugins import Hooks, create_plugin_manager
 from .sparse import SparseEncoder
 
@@ -90,6 +91,15 @@ class Store:
             return EdgeBackend(self._tempdir)
         return EdgeBackend(Path(s.path).expanduser() if s.path else default_path())
 
+    def instructions(self, scope: Scope) -> list[str]:
+        """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""
+        text = self.hooks.extraction_instructions(scope)
+        return [text] if text else []
+
+    def pending_within(self, pending: list[Scope], scope: Scope) -> list[Scope]:
+        """The pending scopes inside ``scope`` (ids it leaves None are not constrained)."""
+        return [p for p in pending if all(w is None or w == h for w, h in zip(_ids(scope), _ids(p), strict=True))]
+
     def close(self) -> None:
         if self.closed:
             return
@@ -109,3 +119,7 @@ class Store:
 def _collection_name(embedder: Embedder) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", embedder.name.lower()).strip("_")
     return f"memadapt_{slug}_{embedder.dim}"
+
+
+def _ids(scope: Scope) -> tuple[str | None, str | None, str | None]:
+    return scope.user_id, scope.agent_id, scope.session_id

@@ -23,6 +23,7 @@ from .records import record_id as _record_id
 from .store import Store, build_settings
 
 if TYPE_CHECKING:
+    from .consolidation.sync_worker import SyncConsolidationWorker
     from .engine import AsyncMemory
 
 __all__ = ["Memory"]
@@ -49,6 +50,8 @@ class Memory:
         _store: Store | None = None,
         **options: Any,
     ) -> None:
+        self._worker: SyncConsolidationWorker | None = None
+        self._llm: Any = None
         if _store is not None:
             self._s, self._owner = _store, False
             return
@@ -94,8 +97,30 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _consolidator(self) -> SyncConsolidationWorker | None:
+        """The background consolidation thread, when an LLM is configured (built on first use)."""
+        s = self._s
+        if not s.settings.llm.configured or s.closed:
+            return None
+        if self._worker is None:
+            from .consolidation.sync_worker import SyncConsolidationWorker
+            from .consolidation.worker_base import WorkerOptions
+            from .knowledge import SyncEngineStore
+
+            self._llm = s.hooks.make_llm(s.settings.llm, asynchronous=False)
+            options = WorkerOptions.from_settings(s.settings)
+            self._worker = SyncConsolidationWorker(
+                SyncEngineStore(s), self._llm, options=options, instructions=s.instructions
+            )
+        return self._worker
+
     def close(self) -> None:
-        """Flush and close the store if this object opened it; a view only lets go of it."""
+        """Finish queued consolidation, then flush and close the store if this object opened it (a view only
+        lets go of it). Messages still pending stay marked so and resume on the next start."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close(drain=True)
+            self._llm.close()
         if self._owner:
             self._s.close()
 
@@ -135,6 +160,8 @@ class Memory:
             if reindex:
                 s.backend.set_sparse(reindex)
             s.hooks.on_added(plan.new_records())
+            if plan.kind == "message" and (worker := self._consolidator()) is not None:
+                worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
         return plan.result()
 
     def update(self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None) -> MemoryRecord:
@@ -338,16 +365,27 @@ class Memory:
         return len(batch)
 
     def flush(self) -> None:
-        """Wait for background work and make every write durable on disk."""
-        self._live().backend.flush()
+        """Wait for background consolidation (resuming what a previous run left pending) and make every write
+        durable on disk."""
+        s = self._live()
+        if (worker := self._consolidator()) is not None:
+            worker.start()
+            worker.flush()
+        s.backend.flush()
 
     def consolidate(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> int:
-        """Consolidate pending messages now (needs an LLM; without one there is nothing to do and 0 is returned)."""
-        if user_id is not None or agent_id is not None or session_id is not None:
-            parse_scope(user_id, agent_id, session_id)
-        return 0
+        """Consolidate pending messages now, in this thread (all, or those inside the scope given); returns how
+        many messages were consolidated. Without an LLM configured there is nothing to do: 0. Raises
+        ``LLMError`` when the LLM cannot be reached (the messages stay pending)."""
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        if (worker := self._consolidator()) is None:
+            return 0
+        from .knowledge import SyncEngineStore
+
+        pending = SyncEngineStore(self._s).pending_scopes(worker.options.resume_limit)
+        return sum(worker.consolidate(each).messages for each in self._s.pending_within(pending, scope))
 
     def optimize(self) -> None:
         """Maintenance: build the vector index (slow, blocks the store; never needed for correctness)."""
@@ -357,4 +395,6 @@ class Memory:
         s = self._live()
         out = s.backend.stats()
         out.update({"embedder": s.embedder.name, "dim": s.embedder.dim})
+        if self._worker is not None:
+            out["consolidation"] = self._worker.stats
         return out

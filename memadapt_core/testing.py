@@ -1,4 +1,5 @@
-"""Public helpers for plugin and adapter authors: a deterministic embedder and a behaviour suite to subclass.
+"""Public helpers for plugin and adapter authors: a deterministic embedder, a behaviour suite to subclass, and
+(re-exported from ``scripted_llm``) an OpenAI-compatible HTTP server on 127.0.0.1 that answers from a script.
 
 ``MemoryContract`` needs pytest (and pytest-asyncio is not required: it is sync). Subclass it and provide a
 ``memory`` fixture yielding an empty ``Memory``; every backend and every wrapper should pass it unchanged.
@@ -16,9 +17,32 @@ import pytest
 
 from .embedders.base import Embedder, Vectors
 from .errors import ValidationError
+from .scripted_llm import (
+    ChatRequest,
+    Failure,
+    Garbage,
+    Hang,
+    LocomoReplay,
+    Reply,
+    ScriptedLLMServer,
+    hashed_embedding,
+    serve_scripted_llm,
+)
 from .sync import Memory
 
-__all__ = ["HashEmbedder", "MemoryContract"]
+__all__ = [
+    "ChatRequest",
+    "Failure",
+    "Garbage",
+    "Hang",
+    "HashEmbedder",
+    "LocomoReplay",
+    "MemoryContract",
+    "Reply",
+    "ScriptedLLMServer",
+    "hashed_embedding",
+    "serve_scripted_llm",
+]
 
 _TOKEN = re.compile(r"\w+")
 

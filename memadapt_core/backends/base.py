@@ -58,6 +58,8 @@ class FilterSpec:
     external_id: str | None = None
     hash: str | None = None
     metadata: tuple[MetaCondition, ...] = ()
+    exact_scope: bool = False  # scope ids given as None must be absent (consolidation works on exact scopes)
+    source_ids_any: tuple[str, ...] | None = None  # records citing any of these (insights over facts)
 
 
 @dataclass

@@ -27,14 +27,14 @@ from memadapt_core.backends.base import (
     stored_point,
 )
 from memadapt_core.backends.schema import (
-    BOOL_INDEXES,
+    INTEGER_INDEXES,
     KEYWORD_INDEXES,
     TENANT_INDEX,
     TIME_INDEXES,
     info_payload,
     read_info,
 )
-from memadapt_core.errors import ConfigurationError, StoreError, StoreLockedError, StoreUnavailableError
+from memadapt_core.errors import ConfigurationError, MemadaptError, StoreError, StoreLockedError, StoreUnavailableError
 from memadapt_core.sparse import SparseVector
 
 __all__ = ["QdrantClientBackend"]
@@ -82,7 +82,7 @@ class QdrantClientBackend:
         try:
             with self._lock:
                 return fn(self._client)
-        except StoreError:
+        except MemadaptError:
             raise
         except Exception as exc:
             name = type(exc).__name__
@@ -139,7 +139,7 @@ class QdrantClientBackend:
         ]
         schemas += [(k, qm.PayloadSchemaType.KEYWORD) for k in KEYWORD_INDEXES]
         schemas += [(k, qm.PayloadSchemaType.DATETIME) for k in TIME_INDEXES]
-        schemas += [(k, qm.PayloadSchemaType.BOOL) for k in BOOL_INDEXES]
+        schemas += [(k, qm.PayloadSchemaType.INTEGER) for k in INTEGER_INDEXES]
         for field, schema in schemas:
 
             def create(c: QdrantClient, f: str = field, s: Any = schema) -> Any:
@@ -158,6 +158,12 @@ class QdrantClientBackend:
             value = getattr(flt, key)
             if value is not None:
                 must.append(qm.FieldCondition(key=key, match=qm.MatchValue(value=value)))
+        if flt.exact_scope:
+            for k in ("user_id", "agent_id", "session_id"):
+                if getattr(flt, k) is None:
+                    must.append(qm.IsEmptyCondition(is_empty=qm.PayloadField(key=k)))
+        if flt.source_ids_any is not None:
+            must.append(qm.FieldCondition(key="source_ids", match=qm.MatchAny(any=list(flt.source_ids_any))))
         if flt.kinds is not None:
             must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list(flt.kinds))))
         elif flt.user_id is None and flt.agent_id is None and flt.session_id is None:
@@ -178,7 +184,7 @@ class QdrantClientBackend:
                 )
             )
         if flt.consolidated is not None:
-            must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=flt.consolidated)))
+            must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=int(flt.consolidated))))
         for cond in flt.metadata:
             key = f"metadata.{cond.key}"
             if cond.op == "eq":

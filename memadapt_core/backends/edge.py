@@ -27,14 +27,21 @@ from memadapt_core.backends.base import (
     stored_point,
 )
 from memadapt_core.backends.schema import (
-    BOOL_INDEXES,
+    INTEGER_INDEXES,
     KEYWORD_INDEXES,
     TENANT_INDEX,
     TIME_INDEXES,
     info_payload,
     read_info,
 )
-from memadapt_core.errors import ConfigurationError, StoreError, StoreLockedError, StoreUnavailableError
+from memadapt_core.errors import (
+    ConfigurationError,
+    MemadaptError,
+    StoreError,
+    StoreLockedError,
+    StoreUnavailableError,
+    ValidationError,
+)
 from memadapt_core.sparse import SparseVector
 
 __all__ = ["EdgeBackend"]
@@ -109,7 +116,7 @@ class EdgeBackend:
         ops = [qe.UpdateOperation.create_field_index(TENANT_INDEX, qe.KeywordIndexParams(is_tenant=True))]
         ops += [qe.UpdateOperation.create_field_index(k, qe.PayloadSchemaType.Keyword) for k in KEYWORD_INDEXES]
         ops += [qe.UpdateOperation.create_field_index(k, qe.PayloadSchemaType.Datetime) for k in TIME_INDEXES]
-        ops += [qe.UpdateOperation.create_field_index(k, qe.PayloadSchemaType.Bool) for k in BOOL_INDEXES]
+        ops += [qe.UpdateOperation.create_field_index(k, qe.PayloadSchemaType.Integer) for k in INTEGER_INDEXES]
         for op in ops:
             self._write(op)
 
@@ -139,7 +146,7 @@ class EdgeBackend:
             raise StoreUnavailableError(msg)
         try:
             return fn(shard)
-        except StoreError:
+        except MemadaptError:
             raise
         except Exception as exc:
             msg = f"embedded store operation failed: {exc}"
@@ -156,6 +163,10 @@ class EdgeBackend:
             value = getattr(flt, key)
             if value is not None:
                 must.append(qe.FieldCondition(key, match=qe.MatchValue(value)))
+        if flt.exact_scope:
+            must += [qe.IsEmptyCondition(k) for k in ("user_id", "agent_id", "session_id") if getattr(flt, k) is None]
+        if flt.source_ids_any is not None:
+            must.append(qe.FieldCondition("source_ids", match=qe.MatchAny(list(flt.source_ids_any))))
         if flt.kinds is not None:
             must.append(qe.FieldCondition("kind", match=qe.MatchAny(list(flt.kinds))))
         if flt.valid_only:
@@ -178,7 +189,7 @@ class EdgeBackend:
                 )
             )
         if flt.consolidated is not None:
-            must.append(qe.FieldCondition("consolidated", match=qe.MatchValue(flt.consolidated)))
+            must.append(qe.FieldCondition("consolidated", match=qe.MatchValue(int(flt.consolidated))))
         for cond in flt.metadata:
             key = f"metadata.{cond.key}"
             if cond.op == "eq":
@@ -287,6 +298,12 @@ class EdgeBackend:
 
 
 def _eq(key: str, value: Any) -> Any:
+    if isinstance(value, bool):
+        # qdrant-edge 0.9 reads MatchValue(True) as the integer 1, so a stored boolean never matches: say so
+        # instead of returning nothing.
+        field = "filters"
+        msg = f"{key}: the embedded store cannot match booleans (qdrant-edge 0.9); store 0/1 or a string instead"
+        raise ValidationError(field, msg)
     if isinstance(value, float) and not value.is_integer():
         return qe.FieldCondition(key, range=qe.RangeFloat(gte=value, lte=value))
     if isinstance(value, float):

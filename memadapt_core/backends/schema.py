@@ -12,7 +12,7 @@ SCHEMA_VERSION = 1
 TENANT_INDEX = "user_id"
 KEYWORD_INDEXES = ("agent_id", "session_id", "kind", "hash", "external_id")
 TIME_INDEXES = ("observed_at", "valid_to")
-BOOL_INDEXES = ("consolidated",)
+INTEGER_INDEXES = ("consolidated",)  # 0/1: see records.payload_of
 
 
 def info_payload(info: CollectionInfo) -> dict[str, Any]:

@@ -1,0 +1,215 @@
+"""The engine's side of consolidation: ``ConsolidationStore`` (async) and its sync twin over the backend.
+
+Scopes: the worker reads *exactly* one scope's pending messages (ids given as None must be absent, so a user's
+session and the user's unscoped messages are separate batches). Facts are knowledge about the user (or agent),
+so new facts are compared with the valid facts of the scope *without* its session: "I live in Paris" in one
+session is superseded by "I moved to Berlin" in the next. New facts keep the session they were learnt in, so
+deleting a session forgets what it taught.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memadapt_core import operations
+from memadapt_core.backends._payload_time import iso
+from memadapt_core.backends.base import FilterSpec, StoredPoint
+from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
+from memadapt_core.records import (
+    dense_text,
+    event_payload,
+    history_of,
+    normalised_hash,
+    payload_of,
+    record_from_payload,
+    utcnow,
+)
+from memadapt_core.store import Store
+
+__all__ = ["AppliedPlan", "knowledge_scope", "pending_filter", "prepare_apply"]
+
+_PENDING_PAGE = 1_000
+
+
+def knowledge_scope(scope: Scope) -> Scope:
+    """Where facts are looked up: the user's (or agent's) facts across sessions; a session-only scope as it is."""
+    if scope.user_id is None and scope.agent_id is None:
+        return scope
+    return scope.model_copy(update={"session_id": None})
+
+
+def pending_filter(scope: Scope | None) -> FilterSpec:
+    if scope is None:
+        return FilterSpec(kinds=("message",), consolidated=False)
+    return operations.scope_filter(scope, kinds=("message",), consolidated=False, exact_scope=True)
+
+
+def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = None) -> FilterSpec:
+    return operations.scope_filter(
+        knowledge_scope(scope),
+        kinds=(kind,),
+        valid_only=True,
+        source_ids_any=tuple(cites) if cites is not None else None,
+    )
+
+
+def scopes_of(points: list[StoredPoint], limit: int) -> list[Scope]:
+    found: dict[Scope, None] = {}
+    for p in points:
+        found.setdefault(record_from_payload(p.id, p.payload).scope)
+        if len(found) >= limit:
+            break
+    return list(found)
+
+
+@dataclass
+class AppliedPlan:
+    """A plan turned into writes: new points to embed and upsert, payload updates for ended records."""
+
+    records: list[MemoryRecord]
+    histories: list[list[HistoryEvent]]
+    ended: list[tuple[str, dict[str, Any]]]
+    superseded: list[tuple[MemoryRecord, str]]  # (old record as ended, id of the new one)
+
+    @property
+    def dense_texts(self) -> list[str]:
+        return [dense_text(r.text, r.name) for r in self.records]
+
+
+def prepare_apply(plan: ConsolidationPlan, ended_points: list[StoredPoint]) -> AppliedPlan:
+    now = utcnow()
+    records, histories = [], []
+    for new in plan.records:
+        record = MemoryRecord(
+            **new.model_dump(),
+            created_at=now,
+            updated_at=now,
+            hash=normalised_hash(new.text),
+            **plan.scope.model_dump(),
+        )
+        records.append(record)
+        histories.append([HistoryEvent(record_id=record.id, event="add", at=now, new_text=record.text)])
+    by_id = {p.id: p for p in ended_points}
+    ended: list[tuple[str, dict[str, Any]]] = []
+    superseded: list[tuple[MemoryRecord, str]] = []
+    endings: list[tuple[str, datetime, str | None]] = [(s.old_id, s.at, s.new_id) for s in plan.supersessions]
+    endings += [(i.old_id, i.at, None) for i in plan.invalidations]
+    for old_id, at, by in endings:
+        point = by_id.get(old_id)
+        if point is None:
+            continue
+        events = history_of(point.id, point.payload)
+        kind = "supersede" if by else "delete"
+        if not any(e.event == kind and e.by == by for e in events):  # a replay after a crash adds nothing twice
+            events.append(HistoryEvent(record_id=old_id, event=kind, at=at, old_text=point.payload.get("text"), by=by))
+        update: dict[str, Any] = {
+            "valid_to": iso(at),
+            "history": [event_payload(e) for e in events if e.event != "add"],
+        }
+        if by is not None:
+            update["superseded_by"] = by
+        ended.append((old_id, update))
+        if by is not None:
+            old = record_from_payload(point.id, {**point.payload, "valid_to": iso(at), "superseded_by": by})
+            superseded.append((old, by))
+    return AppliedPlan(records, histories, ended, superseded)
+
+
+def new_points(store: Store, applied: AppliedPlan, dense: Any) -> list[StoredPoint]:
+    return [
+        StoredPoint(r.id, payload_of(r, h), dense[i], store.sparse.document(applied.dense_texts[i]))
+        for i, (r, h) in enumerate(zip(applied.records, applied.histories, strict=True))
+    ]
+
+
+def notify(store: Store, applied: AppliedPlan) -> None:
+    store.hooks.on_added(applied.records)
+    new_by_id = {r.id: r for r in applied.records}
+    for old, new_id in applied.superseded:
+        if new_id in new_by_id:
+            store.hooks.on_superseded(old, new_by_id[new_id])
+
+
+class SyncEngineStore:
+    """``SyncConsolidationStore`` over a ``Store`` (used by the thread worker of ``Memory``)."""
+
+    def __init__(self, store: Store) -> None:
+        self._s = store
+
+    def pending_messages(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        return [record_from_payload(p.id, p.payload) for p in self._s.backend.scroll(pending_filter(scope), limit)]
+
+    def pending_scopes(self, limit: int) -> list[Scope]:
+        return scopes_of(self._s.backend.scroll(pending_filter(None), _PENDING_PAGE), limit)
+
+    def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        s = self._s
+        dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), facts_filter(scope), limit)
+        ids = list(dict.fromkeys(c.id for c in [*dense, *sparse]))[:limit]
+        return self.facts_by_ids(ids)
+
+    def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
+        points = {p.id: p for p in self._s.backend.retrieve(ids)}
+        return [record_from_payload(i, points[i].payload) for i in ids if i in points]
+
+    def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]:
+        points = self._s.backend.scroll(facts_filter(scope, "insight", fact_ids), _PENDING_PAGE)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
+        s = self._s
+        applied = prepare_apply(plan, s.backend.retrieve(plan.changed_ids))
+        if applied.records:
+            s.backend.upsert(new_points(s, applied, s.embedder.embed_documents(applied.dense_texts)))
+        for old_id, update in applied.ended:
+            s.backend.set_payload([old_id], update)
+        if plan.consolidated_ids:
+            s.backend.set_payload(plan.consolidated_ids, {"consolidated": 1})  # last: nothing is lost
+        notify(s, applied)
+        return applied.records
+
+
+class AsyncEngineStore:
+    """``ConsolidationStore`` over a ``Store`` (used by the asyncio worker of ``AsyncMemory``)."""
+
+    def __init__(self, store: Store, run: Any) -> None:
+        self._s = store
+        self._run = run  # AsyncMemory._run: inline for the embedded store, a thread for a server
+
+    async def pending_messages(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, pending_filter(scope), limit)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def pending_scopes(self, limit: int) -> list[Scope]:
+        return scopes_of(await self._run(self._s.backend.scroll, pending_filter(None), _PENDING_PAGE), limit)
+
+    async def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        s = self._s
+        qvec = await s.embedder.aembed_query(text)
+        dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), facts_filter(scope), limit)
+        ids = list(dict.fromkeys(c.id for c in [*dense, *sparse]))[:limit]
+        return await self.facts_by_ids(ids)
+
+    async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
+        points = {p.id: p for p in await self._run(self._s.backend.retrieve, ids)}
+        return [record_from_payload(i, points[i].payload) for i in ids if i in points]
+
+    async def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, facts_filter(scope, "insight", fact_ids), _PENDING_PAGE)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
+        s = self._s
+        applied = prepare_apply(plan, await self._run(s.backend.retrieve, plan.changed_ids))
+        if applied.records:
+            dense = await s.embedder.aembed_documents(applied.dense_texts)
+            await self._run(s.backend.upsert, new_points(s, applied, dense))
+        for old_id, update in applied.ended:
+            await self._run(s.backend.set_payload, [old_id], update)
+        if plan.consolidated_ids:
+            await self._run(s.backend.set_payload, plan.consolidated_ids, {"consolidated": 1})
+        notify(s, applied)
+        return applied.records
