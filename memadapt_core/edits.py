@@ -20,6 +20,7 @@ from .records import (
     normalised_hash,
     payload_of,
     record_from_payload,
+    said_on,
     sparse_text,
     utcnow,
 )
@@ -73,8 +74,10 @@ def apply_update(plan: UpdatePlan, point: StoredPoint | None) -> tuple[MemoryRec
 def updated_point(
     store: Store, record: MemoryRecord, history: list[HistoryEvent], dense: np.ndarray[Any, Any]
 ) -> StoredPoint:
-    indexed = dense_text(record.text, record.name)
-    return StoredPoint(record.id, payload_of(record, history), dense, store.sparse.document(indexed))
+    payload = payload_of(record, history)
+    said = said_on(payload, store.settings.retrieval.index_dates)
+    sparse = store.sparse.document(sparse_text(dense_text(record.text, record.name), said=said))
+    return StoredPoint(record.id, payload, dense, sparse)
 
 
 def chain_ids(point: StoredPoint) -> list[str]:
@@ -127,6 +130,7 @@ def import_points(
         after = [
             texts[j] for j in range(i + 1, min(len(batch), i + 1 + cfg.context_next)) if keys[i] and keys[j] == keys[i]
         ]
-        sv = store.sparse.document(sparse_text(texts[i], before, after))
-        points.append(StoredPoint(record.id, payload_of(record, history), dense[i], sv))
+        payload = payload_of(record, history)
+        sv = store.sparse.document(sparse_text(texts[i], before, after, said_on(payload, cfg.index_dates)))
+        points.append(StoredPoint(record.id, payload, dense[i], sv))
     return points

@@ -40,6 +40,7 @@ from .records import (
     payload_of,
     record_from_payload,
     record_id,
+    said_on,
     sparse_text,
     utcnow,
 )
@@ -174,20 +175,21 @@ def build_points(
     points: list[StoredPoint] = []
     for i, draft in enumerate(plan.to_store):
         pos = offset + i
-        if use_context:
-            text = sparse_text(
-                seq[pos], seq[max(0, pos - cfg.context_prev) : pos], seq[pos + 1 : pos + 1 + cfg.context_next]
-            )
-        else:
-            text = draft.indexed
         payload = payload_of(draft.record, draft.history)
+        said = said_on(payload, cfg.index_dates)
+        if use_context:
+            before, after = seq[max(0, pos - cfg.context_prev) : pos], seq[pos + 1 : pos + 1 + cfg.context_next]
+            text = sparse_text(seq[pos], before, after, said)
+        else:
+            text = sparse_text(draft.indexed, said=said)
         points.append(StoredPoint(draft.record.id, payload, dense[i], enc.document(text)))
     updates: list[tuple[str, SparseVector]] = []
     if use_context and cfg.context_next:
         for j in range(max(0, len(prev) - cfg.context_next), len(prev)):
             before = seq[max(0, j - cfg.context_prev) : j]
             after = seq[j + 1 : j + 1 + cfg.context_next]
-            updates.append((prev[j].id, enc.document(sparse_text(seq[j], before, after))))
+            said = said_on(prev[j].payload, cfg.index_dates)
+            updates.append((prev[j].id, enc.document(sparse_text(seq[j], before, after, said))))
     return points, updates
 
 

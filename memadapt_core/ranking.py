@@ -67,12 +67,13 @@ def fuse(dense: list[Candidate], sparse: list[Candidate], plan: QueryPlan, cfg: 
     sn = _minmax(sparse, cfg.sparse_min_span * (max(c.score for c in sparse) if sparse else 0.0))
     raw_d = {c.id: c.score for c in dense}
     raw_s = {c.id: c.score for c in sparse}
+    total = (cfg.dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
     out: list[Ranked] = []
     for pid in {**raw_d, **raw_s}:
         d, s = raw_d.get(pid), raw_s.get(pid)
         if plan.threshold is None and s is None and (d is None or d < cfg.floor_dense):
             continue  # neither a word in common nor close enough in meaning
-        base = cfg.dense_weight * dn.get(pid, 0.0) + cfg.sparse_weight * sn.get(pid, 0.0)
+        base = (cfg.dense_weight * dn.get(pid, 0.0) + cfg.sparse_weight * sn.get(pid, 0.0)) / total
         out.append(Ranked(pid, base, {"dense": d or 0.0, "sparse": s or 0.0, "fused": base}))
     out.sort(key=lambda r: r.score, reverse=True)
     return out

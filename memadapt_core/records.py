@@ -21,6 +21,7 @@ __all__ = [
     "payload_of",
     "record_from_payload",
     "record_id",
+    "said_on",
     "sparse_text",
     "utcnow",
 ]
@@ -56,9 +57,20 @@ def dense_text(text: str, name: str | None) -> str:
     return f"{name}: {text}" if name else text
 
 
-def sparse_text(own: str, before: Sequence[str], after: Sequence[str]) -> str:
-    """A turn is indexed with its neighbours' words, so a reply is found by the words of what it answers."""
-    return " ".join([*before, own, *after])
+def sparse_text(own: str, before: Sequence[str] = (), after: Sequence[str] = (), said: datetime | None = None) -> str:
+    """A turn is indexed with its neighbours' words, so a reply is found by the words of what it answers, and with
+    the date it was said ("8 May 2023"), so "what did I say in May 2023" finds it by words too."""
+    words = [*before, own, *after]
+    if said is not None:
+        words.insert(0, f"{said.day} {said:%B} {said.year}")
+    return " ".join(words)
+
+
+def said_on(payload: dict[str, Any], enabled: bool) -> datetime | None:
+    """The date a stored message was said, when dates are indexed (facts carry their dates in their text)."""
+    if not enabled or payload.get("kind") != "message" or not payload.get("observed_at"):
+        return None
+    return datetime.fromisoformat(payload["observed_at"])
 
 
 def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = ()) -> dict[str, Any]:

@@ -24,7 +24,7 @@ class SparseVector(NamedTuple):
 class SparseEncoder:
     """Encodes documents (term frequencies, length-normalised) and queries (term presence)."""
 
-    def __init__(self, avg_len: float = 24.0) -> None:
+    def __init__(self, avg_len: float = 48.0) -> None:
         self._bm25 = qdrant_edge.Bm25(qdrant_edge.Bm25Config(avg_len=avg_len))
 
     def document(self, text: str) -> SparseVector:
