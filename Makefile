@@ -51,9 +51,11 @@ format: setup
 
 bench: setup
 	$(PY) benchmarks/latency.py --quick
+	$(PY) benchmarks/locomo.py --quick
+	$(PY) benchmarks/scale.py --quick
 
 soak: setup
-	$(PY) -m pytest tests/reliability -q -m soak
+	MEMADAPT_SOAK=1 $(PY) -m pytest tests/reliability -q -m soak -s
 
 clean:
 	rm -rf $(VENV) $(RT_VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,244 @@
+"""memadapt against its peers, side by side in one run on one machine, with the same data and the same embedder.
+
+Peers (each skipped, and said so, when its package is not installed in this environment): memadapt on its embedded
+edge store and on qdrant-client local mode; mem0 (``infer=False``, its default embedded Qdrant); langchain-qdrant's
+``QdrantVectorStore`` (local mode); agentscope-runtime's ``InMemoryMemoryService``. Vector peers embed with the same
+offline WordLlama model as memadapt. The peers conflict with memadapt's dev environment, so they live in their own:
+
+    python3 -m venv .venv-bench && .venv-bench/bin/pip install -r requirements/bench.txt -e .
+    .venv-bench/bin/python benchmarks/peers.py                 # 1k and 10k memories per user
+    .venv-bench/bin/python benchmarks/peers.py --quick         # 1k, fewer queries, one LoCoMo conversation
+
+Per peer and size, in a fresh subprocess (so peak memory is that peer's own): add throughput (batches of 500 raw
+messages for one user, after 10% as many for another user), search p50/p95 over that user (time-bounded), and
+``delete_all`` of that user; once per peer, recall@10 on the LoCoMo dev conversations (each conversation one user,
+questions searched in their own conversation, categories 1-4). Ratios are memadapt (edge) over each peer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import (
+    engine_changed,
+    machine,
+    machine_line,
+    pct,
+    peak_rss_mib,
+    progress,
+    rss_mib,
+    table,
+    version,
+    write_json,
+)
+from benchmarks._locomo_data import DEFAULT_DATA, load, summarise
+from benchmarks._peers import PEERS, Item, make_peer
+
+SUBJECTS = ["my sister", "the dog", "our team", "my landlord", "the new manager", "grandma", "my doctor", "Sam"]
+VERBS = ["mentioned", "booked", "cancelled", "loved", "complained about", "planned", "forgot", "finished"]
+OBJECTS = [
+    "the trip to Kyoto", "a pottery class", "the marathon", "dinner at the Thai place", "the quarterly report",
+    "a dentist appointment", "the garden fence", "piano lessons", "the car insurance", "a birthday party",
+    "the hiking boots", "a job interview", "the leaking roof", "a chess tournament", "the wedding playlist",
+]  # fmt: skip
+WHEN = ["yesterday", "last week", "on Monday", "this morning", "in March", "two days ago", "at the weekend", ""]
+BATCH = 500
+USER, OTHER = "bench-user", "other-user"
+PACKAGES = ("mem0ai", "langchain-qdrant", "agentscope-runtime", "qdrant-client", "qdrant-edge-py")
+
+
+def synthetic(n: int, prefix: str, seed: int) -> list[Item]:
+    rng = random.Random(seed)
+    return [
+        Item(f"{prefix}-{i}", f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} "
+             f"{rng.choice(WHEN)} (note {i})".replace("  ", " "))
+        for i in range(n)
+    ]  # fmt: skip
+
+
+def queries(n: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return [f"what did {rng.choice(SUBJECTS)} say about {rng.choice(OBJECTS)}" for _ in range(n)]
+
+
+# -- one peer, one size, in a child process ---------------------------------------------------------------------------
+def child(key: str, n: int, n_queries: int, budget_s: float, data: str | None, convs_limit: int) -> dict[str, Any]:
+    t = time.perf_counter()
+    peer = make_peer(key)
+    out: dict[str, Any] = {"open_s": round(time.perf_counter() - t, 2)}
+    base = rss_mib()
+    for start in range(0, max(1, n // 10), BATCH):
+        peer.add(OTHER, synthetic(max(1, n // 10), "other", 5)[start : start + BATCH])
+    items = synthetic(n, "note", 7)
+    t = time.perf_counter()
+    for start in progress(range(0, n, BATCH), f"{key} add {n}", unit="batch"):
+        peer.add(USER, items[start : start + BATCH])
+    out["add_per_s"] = round(n / (time.perf_counter() - t))
+    qs = queries(n_queries)
+    peer.search(USER, qs[0], 10)  # warm-up
+    times: list[float] = []
+    deadline = time.perf_counter() + budget_s
+    for q in qs:
+        t = time.perf_counter()
+        found = peer.search(USER, q, 10)
+        times.append((time.perf_counter() - t) * 1e3)
+        if not found and key != "agentscope-runtime":
+            out["empty_results"] = out.get("empty_results", 0) + 1
+        if time.perf_counter() > deadline and len(times) >= 10:
+            break
+    out.update({"queries": len(times), "search_p50_ms": pct(times, 50), "search_p95_ms": pct(times, 95)})
+    t = time.perf_counter()
+    peer.delete_all(USER)
+    out["delete_all_ms"] = round((time.perf_counter() - t) * 1e3, 2)
+    out["left_after_delete"] = len(peer.search(USER, qs[0], 10))
+    out["peak_rss_mib"] = round(peak_rss_mib())
+    out["rss_growth_mib"] = round(peak_rss_mib() - base)
+    peer.close()
+    if data:  # a fresh store: what was added and deleted above must not change BM25 statistics or scores
+        fresh = make_peer(key)
+        out["locomo"] = locomo_recall(fresh, key, data, convs_limit)
+        fresh.close()
+    return out
+
+
+def locomo_recall(peer: Any, key: str, data: str, convs_limit: int) -> dict[str, Any]:
+    convs, _ = load(data)
+    convs = convs[:convs_limit] if convs_limit else convs
+    for conv in convs:
+        for s in conv.sessions:
+            items = [
+                Item(t.dia_id, t.text, t.speaker, "user" if t.speaker == conv.speakers[0] else "assistant", t.when,
+                     f"{conv.sample_id}/session_{s.number}")
+                for t in s.turns
+            ]  # fmt: skip
+            peer.add(conv.sample_id, items)
+    results = []
+    jobs = [(c, q) for c in convs for q in c.questions]
+    for conv, q in progress(jobs, f"{key} LoCoMo", unit="q"):
+        if key.startswith("memadapt"):
+            hits = peer.search(conv.sample_id, q.text, 10, now=conv.now)
+        else:
+            hits = peer.search(conv.sample_id, q.text, 10)
+        results.append((q, hits))
+    summary = summarise(results, ks=(10,))
+    return {"conversations": len(convs), "questions": len(results), "r@10": summary["r@10"]}
+
+
+# -- driver -----------------------------------------------------------------------------------------------------------
+def run_child(key: str, n: int, nq: int, budget: float, data: str | None, convs: int, timeout: float) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--child", key, str(n), str(nq), str(budget), data or "-", str(convs)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return {"error": f"did not finish within {timeout:.0f} s"}
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        err = proc.stderr.strip().splitlines()
+        missing = any("ModuleNotFoundError" in ln or "ImportError" in ln for ln in err)
+        return {"error": ("not installed: " + PEERS[key][1]) if missing else (err[-1] if err else "failed")}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def ratios(results: Sequence[dict[str, Any]]) -> list[list[Any]]:
+    rows = []
+    for n in sorted({r["memories"] for r in results}):
+        ours = next((r for r in results if r["memories"] == n and r["peer"] == "memadapt-edge" and "error" not in r),
+                    None)  # fmt: skip
+        if ours is None:
+            continue
+        for r in results:
+            if r["memories"] != n or r["peer"] == "memadapt-edge" or "error" in r:
+                continue
+            rec_o, rec_p = _recall(ours), _recall(r)
+            rows.append([n, PEERS[r["peer"]][0], f"{ours['add_per_s'] / r['add_per_s']:.1f}x",
+                         f"{r['search_p50_ms'] / ours['search_p50_ms']:.1f}x",
+                         f"{r['search_p95_ms'] / ours['search_p95_ms']:.1f}x",
+                         f"{r['delete_all_ms'] / max(ours['delete_all_ms'], 1e-3):.1f}x",
+                         "-" if rec_o is None or rec_p is None else f"{rec_o - rec_p:+.3f}"])  # fmt: skip
+    return rows
+
+
+def _recall(r: dict[str, Any]) -> float | None:
+    loc = r.get("locomo")
+    return None if not loc else loc["r@10"].get("overall")
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="1k only, fewer queries, one LoCoMo conversation")
+    parser.add_argument("--sizes", type=int, nargs="+", help="memories per user (default 1000 10000)")
+    parser.add_argument("--peers", nargs="+", choices=list(PEERS), default=list(PEERS))
+    parser.add_argument("--queries", type=int, help="search queries per run (default 300, quick 30)")
+    parser.add_argument("--budget", type=float, help="seconds of searching per run at most (default 60, quick 5)")
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help="LoCoMo JSON for recall@10 ('-' to skip)")
+    parser.add_argument("--conversations", type=int, help="LoCoMo conversations to use (default all, quick 1)")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per child run")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        key, n, nq, budget, data, convs = args.child
+        print(json.dumps(child(key, int(n), int(nq), float(budget), None if data == "-" else data, int(convs))))
+        return None
+    sizes = args.sizes or ([1_000] if args.quick else [1_000, 10_000])
+    nq = args.queries or (30 if args.quick else 300)
+    budget = args.budget or (5.0 if args.quick else 60.0)
+    convs = args.conversations if args.conversations is not None else (1 if args.quick else 0)
+    data = None if args.data == "-" or not Path(args.data).exists() else args.data
+    info = machine()
+    info.update({p: version(p) for p in PACKAGES})
+    results: list[dict[str, Any]] = []
+    jobs = [(key, n) for n in sizes for key in args.peers]
+    missing: set[str] = set()  # a peer that is not installed is not tried again at the next size
+    for key, n in progress(jobs, "peers", unit="run"):
+        if key in missing:
+            continue
+        with_recall = data if n == sizes[0] else None  # recall does not depend on the size: once per peer
+        res = run_child(key, n, nq, budget, with_recall, convs, args.timeout)
+        res.update({"peer": key, "name": PEERS[key][0], "memories": n})
+        results.append(res)
+        if str(res.get("error", "")).startswith("not installed"):
+            missing.add(key)
+    recall_by_peer = {r["peer"]: r["locomo"] for r in results if r.get("locomo")}
+    for r in results:
+        r.setdefault("locomo", recall_by_peer.get(r["peer"]))
+
+    def f(v: Any, digits: int = 3) -> str:
+        return "-" if v is None else (f"{v:.{digits}f}" if isinstance(v, float) else str(v))
+
+    rows = []
+    for r in results:
+        if "error" in r:
+            rows.append([r["memories"], r["name"], r["error"], "", "", "", "", "", ""])
+            continue
+        rows.append([r["memories"], r["name"], r["add_per_s"], f(r["search_p50_ms"]), f(r["search_p95_ms"]),
+                     f(r["delete_all_ms"], 1), r["peak_rss_mib"], r["rss_growth_mib"], f(_recall(r))])  # fmt: skip
+    print(f"\n{machine_line(info)}")
+    print("peers: " + ", ".join(f"{p} {info[p]}" for p in PACKAGES))
+    print(table(["memories/user", "library", "add /s", "search p50 ms", "search p95 ms", "delete_all ms",
+                 "peak RSS MiB", "RSS growth MiB", "LoCoMo r@10"], rows))  # fmt: skip
+    rat = ratios(results)
+    if rat:
+        print("\nmemadapt (edge) relative to each peer (higher is better for memadapt; recall as a difference):")
+        print(table(["memories/user", "peer", "add", "search p50", "search p95", "delete_all", "LoCoMo r@10"], rat))
+    changed = engine_changed(info)
+    if changed:
+        print(changed)
+    out = {"machine": info, "sizes": sizes, "queries": nq, "search_budget_s": budget, "results": results,
+           "engine_changed": changed}  # fmt: skip
+    write_json(args.out, out)
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Smoke tests: each benchmark runner's quick mode runs end to end on tiny data, so the runners cannot rot.
+
+They check that the runners produce well-formed figures, never what the figures are: benchmarks measure, tests do not
+time anything. LoCoMo itself is never needed here: a tiny conversation in LoCoMo's shape is written per test.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks import locomo, peers, scale
+from benchmarks._locomo_data import EvidenceReport, load, normalise_evidence
+
+TURNS = [
+    ("Ana", "I adopted a grey cat called Pepper last weekend."),
+    ("Ben", "Congratulations! How is Pepper settling in?"),
+    ("Ana", "She hides under the sofa but loves the balcony."),
+    ("Ben", "I started pottery classes at the community centre."),
+]
+LATER = [
+    ("Ana", "Pepper knocked my pottery bowl off the shelf yesterday."),
+    ("Ben", "Oh no, was it the blue bowl from my class?"),
+    ("Ana", "Yes, but I glued it back together."),
+]
+
+
+def tiny_locomo(path: Path) -> Path:
+    session_1 = [{"speaker": s, "dia_id": f"D1:{i + 1}", "text": t} for i, (s, t) in enumerate(TURNS)]
+    session_2 = [{"speaker": s, "dia_id": f"D2:{i + 1}", "text": t} for i, (s, t) in enumerate(LATER)]
+    sample = {
+        "sample_id": "conv-tiny",
+        "conversation": {
+            "speaker_a": "Ana", "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": session_1,
+            "session_2_date_time": "10:04 am on 20 May, 2023", "session_2": session_2,
+        },
+        "qa": [
+            {"question": "What is the name of Ana's cat?", "answer": "Pepper", "evidence": ["D1:1"], "category": 4},
+            {"question": "What class did Ben start?", "answer": "pottery", "evidence": ["D1:04"], "category": 4},
+            {"question": "What broke the bowl and was it fixed?", "answer": "Pepper; glued",
+             "evidence": ["D2:1; D2:3"], "category": 1},
+            {"question": "When did Ana adopt Pepper?", "answer": "early May 2023", "evidence": ["D:1:1"],
+             "category": 2},
+            {"question": "What does Ana's dog eat?", "answer": "-", "evidence": ["D9:9", "D"], "category": 5},
+        ],
+    }  # fmt: skip
+    path.write_text(json.dumps([sample]))
+    return path
+
+
+def test_malformed_evidence_ids_are_normalised_and_counted() -> None:
+    report = EvidenceReport()
+    known = {"D1:4", "D2:1", "D2:3", "D11:26"}
+
+    got = normalise_evidence(["D1:04", "D2:1; D2:3", "D:11:26", "D", "D9:9"], known, report)
+
+    assert got == frozenset(known)
+    assert (report.split, report.rewritten) == (1, 2)
+    assert (report.dropped_malformed, report.dropped_missing) == (["D"], ["D9:9"])
+
+
+def test_a_question_left_without_evidence_is_not_scored(tmp_path: Path) -> None:
+    convs, report = load(tiny_locomo(tmp_path / "tiny.json"))
+
+    assert [len(c.questions) for c in convs] == [4]
+    assert report.unscored_questions == 1
+
+
+def _recalls(row: dict[str, Any]) -> list[float]:
+    return [v for key in ("r@5", "r@10") for v in row[key].values() if v is not None]
+
+
+def test_locomo_quick_writes_every_row_with_recall_per_category(tmp_path: Path) -> None:
+    out = tmp_path / "locomo.json"
+
+    result = locomo.main(["--data", str(tiny_locomo(tmp_path / "tiny.json")), "--quick", "--out", str(out)])
+
+    names = [r["name"] for r in result["rows"]]
+    assert "memadapt default" in names
+    assert "BM25 (rank-bm25 Okapi)" in names
+    assert "agentscope-runtime InMemory (keyword substring)" in names
+    assert all(0.0 <= v <= 1.0 for row in result["rows"] for v in _recalls(row))
+    assert set(result["rows"][0]["r@10"]) >= {"1", "2", "4", "overall"}
+    assert json.loads(out.read_text())["data"]["evidence"]["dropped_malformed"] == ["D"]
+    assert not Path(result["data"]["file"]).is_absolute()
+
+
+def test_peers_quick_measures_memadapt_and_names_peers_it_cannot_run(tmp_path: Path) -> None:
+    out = tmp_path / "peers.json"
+    argv = ["--quick", "--sizes", "200", "--queries", "10", "--budget", "1", "--peers", "memadapt-edge", "mem0",
+            "--data", str(tiny_locomo(tmp_path / "tiny.json")), "--out", str(out)]  # fmt: skip
+
+    result = peers.main(argv)
+
+    assert result is not None
+    ours = next(r for r in result["results"] if r["peer"] == "memadapt-edge")
+    assert ours["add_per_s"] > 0
+    assert ours["queries"] >= 10
+    assert ours["left_after_delete"] == 0
+    assert 0.0 <= ours["locomo"]["r@10"]["overall"] <= 1.0
+    mem0 = next(r for r in result["results"] if r["peer"] == "mem0")
+    if importlib.util.find_spec("mem0") is None:
+        assert mem0["error"].startswith("not installed")
+    else:
+        assert mem0["add_per_s"] > 0
+
+
+@pytest.mark.parametrize("floor", [True, False])
+def test_scale_quick_grows_one_store_and_plots_it(tmp_path: Path, floor: bool) -> None:
+    png = tmp_path / "scale.png"
+    argv = ["--sizes", "300", "600", "--users", "10", "--queries", "20", "--budget", "1", "--plot", str(png)]
+
+    result = scale.main(argv if floor else [*argv, "--no-floor"])
+
+    assert [r["memories"] for r in result["results"]] == [300, 600]
+    assert all(r["search_p50_ms"] > 0 and r["disk_mib"] >= 0 for r in result["results"])
+    assert ("floor_p50_ms" in result["results"][0]) is floor
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
