@@ -19,6 +19,7 @@ from collections.abc import Collection
 from typing import Any
 
 from memadapt_core import AsyncMemory, MemoryRecord
+from memadapt_core.inputs import require_id
 
 from ._engine import EngineLike, as_async
 from ._runtime import MemoryServiceBase
@@ -80,6 +81,7 @@ class MemadaptMemoryService(MemoryServiceBase):
 
     async def add_memory(self, user_id: str, messages: list[Any], session_id: str | None = None) -> None:
         engine = self._started()
+        user_id = require_id("user_id", user_id)
         entries = to_engine_messages(messages or [], skip_names=self._skip_names)
         if entries:
             await engine.add(entries, user_id=user_id, agent_id=self._agent_id, session_id=session_id or None)
@@ -88,6 +90,7 @@ class MemadaptMemoryService(MemoryServiceBase):
         self, user_id: str, messages: list[Any], filters: dict[str, Any] | None = None
     ) -> list[Any]:
         engine = self._started()
+        user_id = require_id("user_id", user_id)
         if not messages or not isinstance(messages, list):
             return []
         query = query_text(messages[-1])
@@ -101,6 +104,7 @@ class MemadaptMemoryService(MemoryServiceBase):
 
     async def list_memory(self, user_id: str, filters: dict[str, Any] | None = None) -> list[Any]:
         engine = self._started()
+        user_id = require_id("user_id", user_id)
         page_num = _int_filter(filters, "page_num", 1)
         page_size = _int_filter(filters, "page_size", _DEFAULT_PAGE_SIZE)
         if page_num < 1 or page_size < 1:
@@ -110,6 +114,8 @@ class MemadaptMemoryService(MemoryServiceBase):
 
     async def delete_memory(self, user_id: str, session_id: str | None = None) -> None:
         engine = self._started()
+        # Without a user the engine would delete the whole agent scope: every user's memories of this app.
+        user_id = require_id("user_id", user_id)
         await engine.delete_all(user_id=user_id, agent_id=self._agent_id, session_id=session_id or None)
 
     def _started(self) -> AsyncMemory:

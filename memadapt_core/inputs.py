@@ -25,6 +25,7 @@ __all__ = [
     "parse_scope",
     "parse_text",
     "parse_time_range",
+    "require_id",
 ]
 
 # Metadata is stored apart from system fields, but a key that names one is almost surely a mistake (or an
@@ -52,6 +53,14 @@ def parse_scope(
         msg_0 = "user_id"
         raise ValidationError(msg_0, msg)
     return scope
+
+
+def require_id(field: str, value: object) -> str:
+    """A scope id that must be given (an adapter whose framework always names the user, say)."""
+    found = _scope_id(field, value)
+    if found is None:
+        raise ValidationError(field, "is required: every call is scoped by it")
+    return found
 
 
 def _scope_id(field: str, value: object) -> str | None:

@@ -346,12 +346,6 @@ async def test_an_agentscope_service_call_without_a_user_is_refused(memory: Memo
             await service.delete_memory("")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=pytest.fail.Exception,
-    reason="adapter bug: MemadaptMemoryService(agent_id=...) given user_id=None searches, lists and deletes "
-    "the memories of every user of that agent instead of refusing the call",
-)
 async def test_an_agentscope_service_with_an_agent_scope_refuses_a_call_without_a_user(memory: Memory) -> None:
     async with MemadaptMemoryService(memory, agent_id="app") as service:
         await service.add_memory("alice", [_msg("alice's door code is 1234", "m1")])
