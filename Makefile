@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 RT_PY := $(RT_VENV)/bin/python
 PIP_FLAGS := --disable-pip-version-check --no-input --quiet
 
-.PHONY: demo test lint typecheck pytest pytest-runtime setup setup-runtime bench soak format clean
+.PHONY: demo test lint typecheck pytest pytest-runtime setup setup-runtime bench bench-peers soak format clean
 
 setup: $(VENV)/.installed
 
@@ -53,6 +53,16 @@ bench: setup
 	$(PY) benchmarks/latency.py --quick
 	$(PY) benchmarks/locomo.py --quick
 	$(PY) benchmarks/scale.py --quick
+
+# The peers (mem0, langchain-qdrant, agentscope-runtime) conflict with the dev environment: their own venv.
+$(BENCH_VENV)/.installed: pyproject.toml requirements/bench.txt requirements/agentscope-runtime.txt
+	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install $(PIP_FLAGS) --upgrade "pip>=24"
+	$(BENCH_VENV)/bin/python -m pip install $(PIP_FLAGS) -r requirements/bench.txt -e .
+	touch $@
+
+bench-peers: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python benchmarks/peers.py --quick
 
 soak: setup
 	MEMADAPT_SOAK=1 $(PY) -m pytest tests/reliability -q -m soak -s
