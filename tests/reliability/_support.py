@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -169,10 +169,6 @@ class ChildProcess:
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
-
-
-def ids_of(records: Iterable[MemoryRecord]) -> set[str]:
-    return {r.id for r in records}
 
 
 def remount(point: Path, options: str) -> None:

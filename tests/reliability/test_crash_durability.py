@@ -25,7 +25,7 @@ from memadapt_core import Memory
 
 from ._support import ChildProcess, all_records
 
-ROUNDS = int(os.environ.get("MEMADAPT_CRASH_ROUNDS", "24"))
+ROUNDS = int(os.environ.get("MEMADAPT_CRASH_ROUNDS", "20"))
 USER = "crash-user"
 
 CHILD = r"""
@@ -118,13 +118,14 @@ def _check_store(folder: Path, acknowledged: dict[str, int]) -> int:
         # All or nothing: a visible batch is whole, the one in flight when the child died included.
         partial = {bid: (len(numbers), sizes[bid]) for bid, numbers in by_batch.items() if len(numbers) != sizes[bid]}
         assert not partial, f"half-written batches visible (found, size): {partial}"
-        # The search index agrees with the payloads: the newest acknowledged message is found by its own word
-        # (w<hex>, in no other message; the rest of its text is shared by its whole batch).
+        # The vector index agrees with the payloads: a search confined to the newest acknowledged batch finds
+        # every message of it (each has its vectors, not only its payload).
         if acknowledged:
-            newest = f"{max(acknowledged, key=_batch_order)}-0"
-            wanted = next(r for r in records if r.external_id == newest)
-            hits = mem.search(wanted.text.split()[-1], user_id=USER, limit=3, threshold=0.0)
-            assert wanted.id in [h.record.id for h in hits]
+            newest = max(acknowledged, key=_batch_order)
+            batch = {r.id for r in records if r.metadata["batch"] == newest}
+            probe = next(r for r in records if r.metadata["batch"] == newest)
+            hits = mem.search(probe.text, user_id=USER, filters={"batch": newest}, limit=len(batch), threshold=0.0)
+            assert {h.record.id for h in hits} == batch
         return len(records)
 
 

@@ -4,7 +4,7 @@
   searching, updating and deleting, each keeping a bounded live set. Prints throughput and RSS every
   ``MEMADAPT_SOAK_SAMPLE_SECONDS`` (default 10), checks nothing was lost and that RSS stops growing once the
   live data stops growing.
-- Crash durability with ``MEMADAPT_SOAK_CRASH_ROUNDS`` (default 200) SIGKILLs instead of the default run's 24.
+- Crash durability with ``MEMADAPT_SOAK_CRASH_ROUNDS`` (default 200) SIGKILLs instead of the default run's 20.
 """
 
 from __future__ import annotations
