@@ -17,6 +17,7 @@ dia_id is ``record.external_id``. Rows:
     python benchmarks/locomo.py                          # all rows, the 7 dev conversations
     python benchmarks/locomo.py --quick                  # one conversation (under a minute)
     python benchmarks/locomo.py --tune                   # also: small settings grid tuned on 4, reported on 3
+    python benchmarks/locomo.py --consolidate            # only: LLM consolidation (replayed), facts vs turns
     python benchmarks/locomo.py --out benchmarks/results/locomo.json
 """
 
@@ -301,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--retrieval", help="a row with these RetrievalSettings, as JSON: '{\"dense_weight\": 0.3}'")
     parser.add_argument("--openai-embedder", nargs=2, metavar=("BASE_URL", "MODEL"), help="key: $OPENAI_API_KEY")
     parser.add_argument("--fastembed-model-path", nargs=2, metavar=("MODEL", "DIR"), help="a local ONNX model")
+    parser.add_argument("--consolidate", action="store_true", help="only the consolidation run (_locomo_consolidate)")
+    parser.add_argument("--llm-delay-ms", type=float, default=200.0, help="--consolidate: the replay LLM's latency")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
 
@@ -311,7 +314,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         parser.error("no conversation to run")
     info = machine()
     started = time.perf_counter()
-    rows = [r.to_json() for r in build_rows(convs, args)]
+    consolidated: dict[str, Any] = {}
+    if args.consolidate:
+        from benchmarks._locomo_consolidate import run as run_consolidate
+
+        consolidated = run_consolidate(convs, args)
+    rows = consolidated.pop("rows") if consolidated else [r.to_json() for r in build_rows(convs, args)]
     result: dict[str, Any] = {
         "machine": info,
         "data": {
@@ -332,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "recall": "mean over questions of |evidence in top k| / |evidence|; overall = categories 1-4",
         },
         "rows": rows,
+        **consolidated,
     }
     if args.tune:
         from benchmarks._locomo_tune import tune
@@ -352,6 +361,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         f"{ev['questions_without_evidence']} questions left without evidence"
     )
     print(render(rows))
+    if consolidated:
+        from benchmarks._locomo_consolidate import report_lines
+
+        print("\n".join(report_lines(consolidated["consolidation"])))
     for line in verdict(rows):
         print(line)
     d = next((r for r in rows if r["name"] == "memadapt default"), None)

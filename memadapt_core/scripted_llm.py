@@ -160,9 +160,11 @@ class LocomoReplay:
     """Answers like an extraction LLM from LoCoMo's ``observation`` facts (the data file is read only here).
 
     An ``extract`` request's messages are matched to LoCoMo turns by text (the session matching most lines
-    wins); each observation whose last turn is in the request comes back as a fact citing those messages.
-    ``reconcile`` answers ADD for every new fact and ``reflect`` answers no insight, so the whole pipeline can
-    run offline.
+    wins; a text said twice in a session matches its turns in order); each observation whose last turn is in
+    the request comes back as a fact citing those of its turns that are in the request. Observation ids are
+    normalised as the benchmarks do (``"D26:14, D26:34"`` is two ids). ``reconcile`` answers ADD for every new
+    fact and ``reflect`` answers no insight, so the whole pipeline can run offline. Token usage is estimated at
+    four characters a token (no tokenizer offline), so a benchmark can report a plausible LLM cost.
     """
 
     def __init__(self, samples: list[dict[str, Any]]) -> None:
@@ -178,8 +180,9 @@ class LocomoReplay:
                 session = f"{sid}/{key.removesuffix('_observation')}"
                 for facts in by_speaker.values():
                     for fact, ids in facts:
-                        dia_ids = [ids] if isinstance(ids, str) else list(ids)
-                        self._facts.setdefault(session, []).append((fact, dia_ids))
+                        dia_ids = _dia_ids([ids] if isinstance(ids, str) else ids)
+                        if dia_ids:
+                            self._facts.setdefault(session, []).append((fact, dia_ids))
 
     @classmethod
     def from_file(cls, path: str | Path) -> LocomoReplay:
@@ -187,14 +190,18 @@ class LocomoReplay:
 
     def __call__(self, request: ChatRequest) -> ScriptItem | None:
         payload = request.payload if isinstance(request.payload, dict) else {}
+        answer: dict[str, Any]
         if request.operation == "extract":
-            return {"facts": self.extract(payload.get("messages", []))}
-        if request.operation == "reconcile":
+            answer = {"facts": self.extract(payload.get("messages", []))}
+        elif request.operation == "reconcile":
             new = payload.get("new_facts", [])
-            return {"decisions": [{"fact": f["n"], "action": "ADD", "target": None} for f in new]}
-        if request.operation == "reflect":
-            return {"insights": [], "obsolete": []}
-        return None
+            answer = {"decisions": [{"fact": f["n"], "action": "ADD", "target": None} for f in new]}
+        elif request.operation == "reflect":
+            answer = {"insights": [], "obsolete": []}
+        else:
+            return None
+        prompt = sum(len(str(m.get("content", ""))) for m in request.messages)
+        return Reply(answer, _tokens(prompt), _tokens(len(json.dumps(answer))))
 
     def extract(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         matches = {m["n"]: self._turns.get(_normalise(str(m.get("text", ""))), []) for m in messages}
@@ -205,7 +212,11 @@ class LocomoReplay:
         if not votes:
             return []
         session = max(votes, key=lambda s: votes[s])
-        number = {dia: n for n, cands in matches.items() for s, dia in cands if s == session}
+        number: dict[str, int] = {}  # dia_id -> message number; a repeated text takes its turns in order
+        for n, cands in sorted(matches.items()):
+            free = [dia for s, dia in cands if s == session and dia not in number]
+            if free:
+                number[free[0]] = n
         facts = []
         for fact, dia_ids in self._facts.get(session, []):
             last = max(dia_ids, key=_turn_number)
@@ -217,6 +228,21 @@ class LocomoReplay:
 
 def _turn_number(dia_id: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", dia_id))
+
+
+def _dia_ids(raw: Iterable[Any]) -> list[str]:
+    """Observation turn ids as the turns spell them: ``"D26:14, D26:34"`` is two ids, ``"D:1:3"`` is ``D1:3``."""
+    out: list[str] = []
+    for item in raw:
+        for part in re.split(r"[;,\s]+", str(item).strip()):
+            match = re.fullmatch(r"D:?(\d+):(\d+)", part)
+            if match is not None:
+                out.append(f"D{int(match[1])}:{int(match[2])}")
+    return list(dict.fromkeys(out))
+
+
+def _tokens(characters: int) -> int:
+    return max(1, round(characters / 4))
 
 
 class ScriptedLLMServer:
