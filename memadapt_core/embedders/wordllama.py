@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
@@ -18,11 +19,25 @@ __all__ = ["WordLlamaEmbedder"]
 _LOAD_LOCK = threading.Lock()
 
 
+def _import_wordllama() -> Any:
+    """``import wordllama`` calls ``logging.basicConfig(level=INFO)``, which would make every application using
+    the default embedder log at INFO (each HTTP request of its LLM client, for one): undo that."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        import wordllama
+    finally:
+        root.setLevel(level)
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+    return wordllama
+
+
 @lru_cache(maxsize=4)
 def _load(config: str, dim: int) -> Any:
     # Loading from the package folder with downloads disabled works offline; a plain `WordLlama.load()` looks
     # for its tokenizer in the wrong folder and tries the hub (REFERENCE.md).
-    import wordllama
+    wordllama = _import_wordllama()
 
     with _LOAD_LOCK:
         try:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -23,6 +26,16 @@ def server() -> Iterator[ScriptedLLMServer]:
 def test_default_embedder_is_wordllama_from_the_wheel(memory: Memory) -> None:
     assert memory.embedder.name == "wordllama-l2_supercat"
     assert memory.embedder.dim == 256
+
+
+def test_loading_the_default_embedder_leaves_the_applications_logging_alone() -> None:
+    # wordllama's import calls logging.basicConfig(level=INFO); a fresh process shows whether that leaks.
+    code = (
+        "import logging; from memadapt_core import Memory; Memory(location=':memory:').close(); "
+        "root = logging.getLogger(); print(root.level, len(root.handlers))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == [str(logging.WARNING), "0"]
 
 
 def test_vectors_are_unit_length_even_for_text_without_known_words() -> None:
