@@ -26,6 +26,9 @@ class RetrievalSettings(BaseModel):
     dense_weight: float = Field(0.2, ge=0)  # WordLlama vectors are weak on their own: lean on BM25
     sparse_weight: float = Field(0.5, ge=0)
     candidates: int = Field(50, ge=1, le=1000, description="candidates per signal before fusion")
+    rerank_depth: int = Field(
+        30, ge=1, le=1000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
+    )
     # Relevance floor on the raw signals: a query is relevant when its best cosine reaches `floor_dense`, or when
     # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
     floor_dense: float = 0.32
@@ -95,6 +98,16 @@ class MemorySettings(BaseSettings):
     consolidation_batch: int = Field(20, ge=1, description="messages per extraction call")
     reflect_every: int = Field(10, ge=0, description="new facts per scope between reflections (0: never)")
     queue_size: int = Field(1_000, ge=1, description="pending consolidation jobs before add applies backpressure")
+    history_limit: int = Field(100, ge=2, description="events kept per record: the add and the newest changes")
+    # The embedded store writes through memory maps: on a full disk that is SIGBUS, not an error. Opening a store
+    # touched 74 MiB of a fresh tmpfs (two 32 MiB WAL segments and the segment files' first pages), and the WAL
+    # prepares its next 32 MiB segment in the background: 128 MiB covers both plus a batch (see README).
+    min_free_disk_mb: int = Field(
+        128, ge=0, description="embedded store: refuse to open or write below this much free disk (0: never)"
+    )
+    vacuum_after_deletes: int = Field(
+        10_000, ge=0, description="embedded store: vacuum in the background after this many deletes (0: never)"
+    )
 
     def resolved_backend(self) -> BackendName:
         if self.backend is not None:

@@ -10,7 +10,8 @@
     ├── LLMError                                  the consolidation LLM failed or answered garbage
     └── StoreError                                the vector store failed
         ├── StoreUnavailableError (also ConnectionError)   the store cannot be reached or opened
-        └── StoreLockedError                               another process holds the embedded folder
+        ├── StoreLockedError                               another process holds the embedded folder
+        └── StoreFullError                                 the embedded store's disk is (nearly) full
 
 Third-party exceptions are translated at one boundary (``raise ... from exc``); none escapes the public API.
 """
@@ -24,6 +25,7 @@ __all__ = [
     "MemadaptError",
     "PluginError",
     "StoreError",
+    "StoreFullError",
     "StoreLockedError",
     "StoreUnavailableError",
     "ValidationError",
@@ -69,3 +71,8 @@ class StoreUnavailableError(StoreError, ConnectionError):
 
 class StoreLockedError(StoreUnavailableError):
     """Another process holds the embedded folder: one process per folder; use a Qdrant server to share."""
+
+
+class StoreFullError(StoreError):
+    """The embedded store's filesystem has less free space than ``min_free_disk_mb``: the write was refused before
+    it started (qdrant-edge writes through memory maps, which a full disk would crash with SIGBUS). Reads go on."""

@@ -14,6 +14,8 @@ from .models import HistoryEvent, MemoryRecord, Scope
 from .temporal import mentions_time
 
 __all__ = [
+    "HISTORY_LIMIT",
+    "cap_history",
     "dense_text",
     "event_payload",
     "history_of",
@@ -32,6 +34,7 @@ _TIME_FIELDS = ("observed_at", "created_at", "updated_at", "valid_from", "valid_
 _OPTIONAL_FIELDS = (
     "user_id", "agent_id", "session_id", "role", "name", "external_id", "supersedes", "superseded_by",
 )  # fmt: skip
+HISTORY_LIMIT = 100  # MemorySettings.history_limit's default
 
 
 def utcnow() -> datetime:
@@ -73,9 +76,12 @@ def said_on(payload: dict[str, Any], enabled: bool) -> datetime | None:
     return datetime.fromisoformat(payload["observed_at"])
 
 
-def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = ()) -> dict[str, Any]:
+def payload_of(
+    record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, history_limit: int = HISTORY_LIMIT
+) -> dict[str, Any]:
     """The stored payload. Lean on purpose (building a point costs in proportion to its payload): what can be
-    derived is left out and restored by ``record_from_payload`` / ``history_of``."""
+    derived is left out and restored by ``record_from_payload`` / ``history_of``. At most ``history_limit`` events
+    are kept (``cap_history``)."""
     created = iso(record.created_at)
     payload: dict[str, Any] = {
         "text": record.text,
@@ -103,10 +109,27 @@ def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = ()) -> di
     if record.kind == "message":
         # 0/1, not a JSON boolean: qdrant-edge cannot match stored booleans (MatchValue(True) means 1).
         payload["consolidated"] = int(record.consolidated)
-    changes = [event_payload(e) for e in history if e.event != "add"]  # "add" is derived from created_at
+    kept = cap_history(history, history_limit)
+    changes = [event_payload(e) for e in kept if e.event != "add"]  # "add" is derived from created_at ...
+    add = kept[0] if kept and kept[0].event == "add" else None
+    if add is not None and add.new_text != _first_text(changes, record.text):  # ... unless its text was dropped
+        changes.insert(0, event_payload(add))
     if changes:
         payload["history"] = changes
     return payload
+
+
+def cap_history(history: Sequence[HistoryEvent], limit: int) -> list[HistoryEvent]:
+    """The first event (the add) and the newest ``limit - 1`` others: a record updated 10,000 times does not carry
+    10,000 events in its payload."""
+    if len(history) <= limit:
+        return list(history)
+    return [history[0], *history[len(history) - (limit - 1) :]]
+
+
+def _first_text(stored: Sequence[dict[str, Any]], text: str | None) -> str | None:
+    """The text a record was added with, as ``history_of`` derives it: the oldest change's old text."""
+    return next((e["old_text"] for e in stored if e.get("old_text") is not None), text)
 
 
 def event_payload(event: HistoryEvent) -> dict[str, Any]:
@@ -141,7 +164,9 @@ def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
 def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:
     """The record's changes, starting with its (derived) ``add``: when it was created, with its first text."""
     stored = payload.get("history") or []
-    first_text = next((e["old_text"] for e in stored if e.get("old_text") is not None), payload.get("text"))
+    first_text = _first_text(stored, payload.get("text"))
+    if stored and stored[0].get("event") == "add":  # kept explicitly once older changes were dropped
+        first_text, stored = stored[0].get("new_text"), stored[1:]
     events = [
         HistoryEvent(
             record_id=point_id, event="add", at=datetime.fromisoformat(payload["created_at"]), new_text=first_text

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ class Store:
         load_entrypoints: bool = True,
     ) -> None:
         self.settings = settings
+        self.lock = threading.RLock()  # read-modify-write of single records (memadapt_core.locked)
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
         self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
@@ -86,10 +88,11 @@ class Store:
         if s.location is not None and s.location != ":memory:":
             msg = "location: the embedded store takes ':memory:' (a temporary folder) or a folder as path="
             raise ConfigurationError(msg)
+        upkeep = {"min_free_disk_mb": s.min_free_disk_mb, "vacuum_after_deletes": s.vacuum_after_deletes}
         if s.location == ":memory:" and not s.path:
             self._tempdir = tempfile.mkdtemp(prefix="memadapt-")
-            return EdgeBackend(self._tempdir)
-        return EdgeBackend(Path(s.path).expanduser() if s.path else default_path())
+            return EdgeBackend(self._tempdir, **upkeep)
+        return EdgeBackend(Path(s.path).expanduser() if s.path else default_path(), **upkeep)
 
     def instructions(self, scope: Scope) -> list[str]:
         """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""

@@ -6,7 +6,7 @@ types and translates its client's exceptions into ``StoreError`` subclasses.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -22,8 +22,10 @@ __all__ = [
     "CollectionInfo",
     "FilterSpec",
     "MetaCondition",
+    "PointKey",
     "StoredPoint",
     "VectorBackend",
+    "named_vectors",
     "stored_point",
 ]
 
@@ -70,11 +72,17 @@ class StoredPoint:
     sparse: SparseVector | None = None
 
 
-@dataclass
+#: A point id as a backend's ``search`` returns it and its ``payloads`` takes it back: the record id itself, or a
+#: cheaper stand-in (the embedded store uses the UUID's integer: building 100 id strings, or hashing 100 UUID
+#: objects in Python, costs more per search than the search's own Python work). ``record_id(key)`` is the record id.
+PointKey = Hashable
+
+
+@dataclass(slots=True)
 class Candidate:
     """A search candidate: the id and the raw score of one signal."""
 
-    id: str
+    id: PointKey
     score: float
 
 
@@ -109,6 +117,12 @@ class VectorBackend(Protocol):
     ) -> tuple[list[Candidate], list[Candidate]]:
         """Dense and sparse candidates in one round trip, without payloads: each list best first, raw scores."""
 
+    def payloads(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
+        """The payloads of the points that exist among ``keys`` (from ``search``), by those same keys."""
+
+    def record_id(self, key: PointKey) -> str:
+        """The record id of a key from ``search``."""
+
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
     ) -> list[StoredPoint]:
@@ -130,7 +144,8 @@ class VectorBackend(Protocol):
     def flush(self) -> None: ...
 
     def optimize(self) -> None:
-        """Maintenance: build indexes (slow; never called on the hot path)."""
+        """Maintenance: reclaim deleted points (the embedded store vacuums and flushes its log; a server optimises by
+        itself). Slow; never called on the hot path."""
 
     def stats(self) -> dict[str, Any]: ...
 
@@ -148,3 +163,13 @@ def stored_point(point_id: object, payload: dict[str, Any] | None, vector: objec
             sv = vector["bm25"]
             sparse = SparseVector(list(sv.indices), list(sv.values))
     return StoredPoint(str(point_id), dict(payload or {}), dense, sparse)
+
+
+def named_vectors(point: StoredPoint, sparse: Callable[[SparseVector], Any]) -> dict[str, Any]:
+    """A point's vectors as both Qdrant libraries take them: ``dense`` as a list, ``bm25`` built by ``sparse``."""
+    vectors: dict[str, Any] = {}
+    if point.dense is not None:
+        vectors["dense"] = point.dense.tolist()
+    if point.sparse is not None and not point.sparse.is_empty():
+        vectors["bm25"] = sparse(point.sparse)
+    return vectors

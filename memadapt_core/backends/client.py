@@ -23,7 +23,9 @@ from memadapt_core.backends.base import (
     Candidate,
     CollectionInfo,
     FilterSpec,
+    PointKey,
     StoredPoint,
+    named_vectors,
     stored_point,
 )
 from memadapt_core.backends.schema import (
@@ -41,6 +43,10 @@ __all__ = ["QdrantClientBackend"]
 
 T = TypeVar("T")
 DENSE, SPARSE = "dense", "bm25"
+
+
+def _client_sparse(v: SparseVector) -> qm.SparseVector:
+    return qm.SparseVector(indices=v.indices, values=v.values)
 
 
 class QdrantClientBackend:
@@ -201,14 +207,7 @@ class QdrantClientBackend:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if not points:
             return
-        built = []
-        for p in points:
-            vectors: dict[str, Any] = {}
-            if p.dense is not None:
-                vectors[DENSE] = p.dense.tolist()
-            if p.sparse is not None and not p.sparse.is_empty():
-                vectors[SPARSE] = qm.SparseVector(indices=p.sparse.indices, values=p.sparse.values)
-            built.append(qm.PointStruct(id=p.id, vector=vectors, payload=p.payload))
+        built = [qm.PointStruct(id=p.id, vector=named_vectors(p, _client_sparse), payload=p.payload) for p in points]
         self._call(lambda c: c.upsert(self.collection, built, wait=True, **self._sk))
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -265,6 +264,12 @@ class QdrantClientBackend:
         out = [[Candidate(str(p.id), float(p.score)) for p in r.points] for r in res]
         return out[0], (out[1] if len(out) > 1 else [])
 
+    def payloads(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
+        return {p.id: p.payload for p in self.retrieve([str(k) for k in keys])}
+
+    def record_id(self, key: PointKey) -> str:
+        return str(key)
+
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
     ) -> list[StoredPoint]:
@@ -296,7 +301,7 @@ class QdrantClientBackend:
 
 
 def _eq(key: str, value: Any) -> Any:
-    if isinstance(value, float) and not value.is_integer():
+    if isinstance(value, float) and (not value.is_integer() or abs(value) >= 2**63):  # not an int64: a range
         return qm.FieldCondition(key=key, range=qm.Range(gte=value, lte=value))
     if isinstance(value, float):
         value = int(value)

@@ -1,13 +1,16 @@
 """The embedded default: qdrant-edge-py, Qdrant's Rust engine in-process, one folder, durable through its WAL.
 
 Layout: ``<path>/<collection>/`` is an edge shard. One process per folder (an OS lock); a second opener gets
-``StoreLockedError``. ``optimize()`` builds HNSW but blocks for minutes at 100k points and holds the GIL, so it is
-only an explicit maintenance command: exact search on the appendable segment is sub-millisecond per tenant.
+``StoreLockedError``. Search stays exact on plain segments (sub-millisecond per tenant): the optimizer is configured
+never to build HNSW, which blocks for minutes at 100k points holding the GIL. ``optimize()`` vacuums; so does a
+background thread after enough deletes, and writes are refused while the disk is nearly full (``_upkeep.py``).
 """
 
 from __future__ import annotations
 
 import threading
+import uuid
+from asyncio import CancelledError
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,12 +21,15 @@ import numpy.typing as npt
 import qdrant_edge as qe
 
 from memadapt_core.backends._payload_time import iso
+from memadapt_core.backends._upkeep import OPTIMIZERS, DiskGuard, Upkeep, upsert_bytes
 from memadapt_core.backends.base import (
     INFO_POINT_ID,
     Candidate,
     CollectionInfo,
     FilterSpec,
+    PointKey,
     StoredPoint,
+    named_vectors,
     stored_point,
 )
 from memadapt_core.backends.schema import (
@@ -47,6 +53,7 @@ from memadapt_core.sparse import SparseVector
 __all__ = ["EdgeBackend"]
 
 T = TypeVar("T")
+_OPEN_HERE: set[str] = set()  # folders this process holds open: names the holder in the lock error
 DENSE, SPARSE = "dense", "bm25"
 
 
@@ -54,14 +61,28 @@ def _sid(point_id: Any) -> str:
     return str(point_id)
 
 
+def _edge_sparse(v: SparseVector) -> qe.SparseVector:
+    return qe.SparseVector(v.indices, v.values)
+
+
+def _key(point_id: Any) -> PointKey:
+    """A search result's key: our ids are UUIDs, and their integer hashes natively (a UUID object hashes in Python)."""
+    return point_id.int if isinstance(point_id, uuid.UUID) else point_id
+
+
 class EdgeBackend:
     blocking_io = False
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, *, min_free_disk_mb: int = 0, vacuum_after_deletes: int = 0) -> None:
         self.root = Path(root)
         self._shard: qe.EdgeShard | None = None
         self._write_lock = threading.Lock()
         self.info: CollectionInfo | None = None
+        self._guard = DiskGuard(self.root, min_free_disk_mb * 2**20)
+        self._folder = self.root
+        self.upkeep = Upkeep(
+            self._write_lock, lambda: self._shard, self._guard, lambda: self._folder / "segments", vacuum_after_deletes
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
     def open_collection(self, info: CollectionInfo) -> None:
@@ -71,31 +92,39 @@ class EdgeBackend:
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             max_search_threads=1,  # two shared cores: one search thread measured 25-35% faster
             payload_memory=qe.Memory.Cached,
+            optimizers=OPTIMIZERS,  # vacuum and merge, never HNSW
         )
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             msg = f"cannot create the store folder {self.root}: {exc}"
             raise StoreUnavailableError(msg) from exc
+        self._guard.check_open()
+        self._folder = folder
         existing = folder.exists() and any(folder.iterdir())
         try:
             shard = qe.EdgeShard.load(str(folder), cfg) if existing else qe.EdgeShard.create(str(folder), cfg)
         except Exception as exc:
             text = str(exc)
             if "WouldBlock" in text:
+                holder = "this process" if str(folder.resolve()) in _OPEN_HERE else "another process"
                 msg = (
-                    f"the embedded store {folder} is open in another process. The embedded store serves one "
-                    "process; to share memories between processes, run a Qdrant server and pass url=..."
+                    f"the embedded store {folder} is already open in {holder}. The embedded store serves one "
+                    "process, opened once: within a process share one Memory (as_sync() / as_async() give the "
+                    "other twin over the same store); to share memories between processes, run a Qdrant server "
+                    "and pass url=..."
                 )
                 raise StoreLockedError(msg) from exc
             msg_0 = f"cannot open the embedded store {folder}: {text}"
             raise StoreUnavailableError(msg_0) from exc
         self._shard = shard
+        _OPEN_HERE.add(str(folder.resolve()))
         if existing:
             found = self._read_info()
             if found is not None and (found.embedder != info.embedder or found.dim != info.dim):
                 shard.close()
                 self._shard = None
+                _OPEN_HERE.discard(str(folder.resolve()))
                 msg = (
                     f"collection {info.name!r} in {self.root} was made by embedder {found.embedder!r} "
                     f"(dim {found.dim}), not {info.embedder!r} (dim {info.dim}): its vectors would be garbage. "
@@ -131,8 +160,10 @@ class EdgeBackend:
         self._call(lambda s: s.query(qe.QueryRequest(limit=1, query=qe.Query.Nearest(vec, using=DENSE))))
 
     def close(self) -> None:
+        self.upkeep.wait()
         shard, self._shard = self._shard, None
         if shard is not None:
+            _OPEN_HERE.discard(str(self._folder.resolve()))
             with self._write_lock:
                 try:
                     shard.flush()
@@ -147,17 +178,27 @@ class EdgeBackend:
             raise StoreUnavailableError(msg)
         try:
             return fn(shard)
-        except MemadaptError:
+        except (MemadaptError, KeyboardInterrupt, SystemExit, GeneratorExit, CancelledError):
             raise
-        except Exception as exc:
-            msg = f"embedded store operation failed: {exc}"
+        except BaseException as exc:  # a Rust panic is pyo3_runtime.PanicException, a BaseException
+            msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
             raise StoreError(msg) from exc
 
-    def _write(self, op: qe.UpdateOperation) -> None:
+    def _write(self, op: qe.UpdateOperation, *, nbytes: int = 4096, written: int = 0, deleted: int | None = 0) -> None:
+        """Apply one update: refused before it starts while the disk is nearly full; ``written`` and ``deleted``
+        points (None: count them) are noted for the background vacuum and flush."""
         with self._write_lock:
+            self._guard.check_write(nbytes)
+            before = self._call(lambda s: s.info().points_count) if deleted is None else 0
             self._call(lambda s: s.update(op))
+            if deleted is None:
+                deleted = max(0, before - self._call(lambda s: s.info().points_count))
+            self.upkeep.note(written=written, deleted=deleted)
 
     def _filter(self, flt: FilterSpec) -> qe.Filter:
+        return self._call(lambda _: self._build_filter(flt))  # conversion errors become StoreError too
+
+    def _build_filter(self, flt: FilterSpec) -> qe.Filter:
         must: list[Any] = []
         must_not: list[Any] = []
         for key in ("user_id", "agent_id", "session_id", "external_id", "hash"):
@@ -210,22 +251,20 @@ class EdgeBackend:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if not points:
             return
-        built = []
-        for p in points:
-            vectors: dict[str, Any] = {}
-            if p.dense is not None:
-                vectors[DENSE] = p.dense.tolist()
-            if p.sparse is not None and not p.sparse.is_empty():
-                vectors[SPARSE] = qe.SparseVector(p.sparse.indices, p.sparse.values)
-            built.append(qe.Point(p.id, vectors, p.payload))
-        self._write(qe.UpdateOperation.upsert_points(built))
+
+        def build(_: qe.EdgeShard) -> qe.UpdateOperation:
+            built = [qe.Point(p.id, named_vectors(p, _edge_sparse), p.payload) for p in points]
+            return qe.UpdateOperation.upsert_points(built)
+
+        op = self._call(build)  # built inside _call: a payload qe.Point refuses is a StoreError too
+        self._write(op, nbytes=upsert_bytes(points), written=len(points))
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
-            self._write(qe.UpdateOperation.delete_points(list(ids)))
+            self._write(qe.UpdateOperation.delete_points(list(ids)), deleted=len(ids))
 
     def delete_where(self, flt: FilterSpec) -> None:
-        self._write(qe.UpdateOperation.delete_points_by_filter(self._filter(flt)))
+        self._write(qe.UpdateOperation.delete_points_by_filter(self._filter(flt)), deleted=None)
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         if ids:
@@ -237,12 +276,13 @@ class EdgeBackend:
             self._write(qe.UpdateOperation.update_vectors(pv))
 
     def flush(self) -> None:
+        self.upkeep.wait()  # a background vacuum or flush ends first
         with self._write_lock:
             self._call(lambda s: s.flush())
 
     def optimize(self) -> None:
-        with self._write_lock:
-            self._call(lambda s: s.optimize())
+        """Vacuum (drop deleted points, merge segments; no HNSW) and flush, now."""
+        self._call(lambda _: self.upkeep.run_now())
 
     # -- reads ---------------------------------------------------------------------------------------------------
     def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredPoint]:
@@ -268,8 +308,18 @@ class EdgeBackend:
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q))
         results = self._call(lambda s: s.query_batch(qe.QueryBatchRequest(reqs)))
-        out = [[Candidate(_sid(p.id), float(p.score)) for p in res] for res in results]
+        out = [[Candidate(_key(p.id), p.score) for p in res] for res in results]
         return out[0], (out[1] if len(out) > 1 else [])
+
+    def payloads(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
+        if not keys:
+            return {}
+        wanted = [uuid.UUID(int=k) for k in keys if isinstance(k, int)]
+        recs = self._call(lambda s: s.retrieve(wanted, with_payload=True, with_vector=False))  # type: ignore[arg-type]
+        return {_key(r.id): r.payload or {} for r in recs}
+
+    def record_id(self, key: PointKey) -> str:
+        return str(uuid.UUID(int=key)) if isinstance(key, int) else str(key)
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
@@ -295,6 +345,7 @@ class EdgeBackend:
             "points": max(0, info.points_count - 1),
             "segments": info.segments_count,
             "indexed_vectors": info.indexed_vectors_count,
+            **self.upkeep.stats(),
         }
 
 
@@ -305,7 +356,7 @@ def _eq(key: str, value: Any) -> Any:
         field = "filters"
         msg = f"{key}: the embedded store cannot match booleans (qdrant-edge 0.9); store 0/1 or a string instead"
         raise ValidationError(field, msg)
-    if isinstance(value, float) and not value.is_integer():
+    if isinstance(value, float) and (not value.is_integer() or abs(value) >= 2**63):  # not an int64: a range
         return qe.FieldCondition(key, range=qe.RangeFloat(gte=value, lte=value))
     if isinstance(value, float):
         value = int(value)

@@ -77,7 +77,7 @@ def test_public_surface_is_pinned() -> None:
         "BLOCK_END", "BLOCK_START", "AsyncMemory", "ConfigurationError", "Embedder", "EmbedderSettings",
         "EmbeddingError", "HistoryEvent", "Kind", "LLMError", "LLMSettings", "MemadaptError", "Memory",
         "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "SearchHit",
-        "StoreError", "StoreLockedError", "StoreUnavailableError", "ValidationError", "hookimpl",
+        "StoreError", "StoreFullError", "StoreLockedError", "StoreUnavailableError", "ValidationError", "hookimpl",
     }  # fmt: skip
     for name in memadapt_core.__all__:
         assert hasattr(memadapt_core, name), name

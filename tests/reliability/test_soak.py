@@ -133,6 +133,7 @@ async def test_mixed_load_keeps_every_write_and_memory_levels_off(
         )
         for w in loads:
             assert {r.id: r.text for r in all_records(sync, user_id=w.user_id)} == w.live, w.user_id
+        store = await amem.stats()
     finally:
         stop.set()
         await amem.close()
@@ -144,7 +145,9 @@ async def test_mixed_load_keeps_every_write_and_memory_levels_off(
         prev_t, prev_ops = t, ops
     with capsys.disabled():
         print(
-            f"\nsoak: {TASKS} tasks + {THREADS} threads, {len(loads) * LIVE} live records at most\n" + "\n".join(rows)
+            f"\nsoak: {TASKS} tasks + {THREADS} threads, {len(loads) * LIVE} live records at most\n"
+            + "\n".join(rows)
+            + f"\nvacuums: {store['vacuums']} (the last took {store['last_vacuum_seconds']} s)"
         )
 
     # Once every worker holds its full live set, the data stops growing: RSS must level off with it. Compare the

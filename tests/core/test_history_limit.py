@@ -1,0 +1,76 @@
+"""A record's history is capped (``history_limit``): its add and the newest changes, so a record updated thousands of
+times does not carry thousands of events in its payload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memadapt_core import AsyncMemory, ConfigurationError, HistoryEvent, Memory, MemorySettings
+
+
+def _texts(events: list[HistoryEvent]) -> list[tuple[str, str | None]]:
+    return [(e.event, e.new_text) for e in events]
+
+
+def test_a_record_updated_past_the_limit_keeps_its_add_and_the_newest_changes() -> None:
+    with Memory(location=":memory:", history_limit=5) as mem:
+        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
+        for i in range(1, 31):
+            mem.update(rec.id, text=f"version {i}")
+
+        events = mem.history(rec.id)
+
+        assert _texts(events) == [("add", "version 0")] + [("update", f"version {i}") for i in range(27, 31)]
+        assert events[1].old_text == "version 26"
+        assert events[0].at == rec.created_at
+
+
+def test_a_record_within_the_limit_keeps_every_event() -> None:
+    with Memory(location=":memory:", history_limit=5) as mem:
+        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
+        for i in range(1, 5):
+            mem.update(rec.id, text=f"version {i}")
+
+        assert _texts(mem.history(rec.id)) == [("add", "version 0")] + [("update", f"version {i}") for i in range(1, 5)]
+
+
+def test_the_stored_payload_stays_bounded_however_many_updates() -> None:
+    with Memory(location=":memory:", history_limit=3) as mem:
+        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
+        for i in range(1, 200):
+            mem.update(rec.id, text=f"version {i}")
+
+        (point,) = mem._s.backend.retrieve([rec.id])
+        assert len(point.payload["history"]) == 3  # the add (its text is no longer derivable) and two changes
+
+
+async def test_the_async_engine_caps_history_the_same_way() -> None:
+    async with AsyncMemory(location=":memory:", history_limit=4) as mem:
+        (rec,) = await mem.add("version 0", user_id="alice", kind="fact")
+        for i in range(1, 11):
+            await mem.update(rec.id, text=f"version {i}")
+
+        events = await mem.history(rec.id)
+
+        assert _texts(events) == [("add", "version 0")] + [("update", f"version {i}") for i in range(8, 11)]
+
+
+def test_a_capped_history_survives_export_and_import(tmp_path: Path) -> None:
+    with Memory(location=":memory:", history_limit=4) as mem:
+        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
+        for i in range(1, 11):
+            mem.update(rec.id, text=f"version {i}")
+        before = mem.history(rec.id)
+        mem.export(tmp_path / "dump.jsonl")
+    with Memory(location=":memory:", history_limit=4) as mem:
+        mem.import_(tmp_path / "dump.jsonl")
+
+        assert mem.history(rec.id) == before
+
+
+def test_the_history_limit_defaults_to_100_and_refuses_less_than_2() -> None:
+    assert MemorySettings().history_limit == 100
+    with pytest.raises(ConfigurationError, match="history_limit"):
+        Memory(location=":memory:", history_limit=1)
