@@ -15,7 +15,7 @@ from typing import Any
 from memadapt_core import AsyncMemory, MemadaptError, SearchHit
 
 from ._agentscope1 import LongTermMemoryBase, Msg, TextBlock, ToolResponse
-from ._engine import EngineLike, as_async
+from ._engine import EngineLike, as_async, tool_texts
 
 __all__ = ["MemadaptLongTermMemory"]
 
@@ -90,7 +90,7 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
             content (`list[str]`):
                 The content to remember, which is a list of strings.
         """
-        facts = [c for c in content if c.strip()]
+        facts = tool_texts(content)
         if not facts:
             return _response("Nothing to record: `content` is empty.")
         try:
@@ -112,7 +112,7 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
                 The maximum number of memories to retrieve per keyword. Defaults to 5.
         """
         try:
-            text = await self._render([k for k in keywords if k.strip()], limit)
+            text = await self._render(tool_texts(keywords), limit)
         except MemadaptError as exc:
             return _response(f"Error retrieving memory: {exc}")
         return _response(text or "No relevant memories found.")

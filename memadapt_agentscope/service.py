@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Collection
 from typing import Any
 
-from memadapt_core import AsyncMemory, MemoryRecord
+from memadapt_core import AsyncMemory, MemoryRecord, ValidationError
 from memadapt_core.inputs import require_id
 
 from ._engine import EngineLike, as_async
@@ -82,6 +82,9 @@ class MemadaptMemoryService(MemoryServiceBase):
     async def add_memory(self, user_id: str, messages: list[Any], session_id: str | None = None) -> None:
         engine = self._started()
         user_id = require_id("user_id", user_id)
+        if messages is not None and not isinstance(messages, list | tuple):
+            field = "messages"
+            raise ValidationError(field, f"must be a list of runtime Messages, not {type(messages).__name__}")
         entries = to_engine_messages(messages or [], skip_names=self._skip_names)
         if entries:
             await engine.add(entries, user_id=user_id, agent_id=self._agent_id, session_id=session_id or None)
@@ -125,7 +128,8 @@ class MemadaptMemoryService(MemoryServiceBase):
         return self._engine
 
     async def _page(self, engine: AsyncMemory, user_id: str, *, offset: int, size: int) -> list[MemoryRecord]:
-        """Offset paging over the engine's cursor paging (oldest first)."""
+        """Offset paging over the engine's cursor paging (oldest first), in engine pages of at most
+        ``max_limit``: a page bigger than that is gathered from several, as the runtime's own service returns it."""
         cursor: str | None = None
         while offset > 0:
             step = min(offset, engine.settings.max_limit)
@@ -134,8 +138,15 @@ class MemadaptMemoryService(MemoryServiceBase):
             cursor = page.next_cursor
             if cursor is None:
                 return []
-        page = await engine.list(user_id=user_id, agent_id=self._agent_id, limit=size, cursor=cursor)
-        return page.records
+        records: list[MemoryRecord] = []
+        while len(records) < size:
+            step = min(size - len(records), engine.settings.max_limit)
+            page = await engine.list(user_id=user_id, agent_id=self._agent_id, limit=step, cursor=cursor)
+            records += page.records
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return records
 
 
 def _int_filter(filters: dict[str, Any] | None, key: str, default: int) -> int:

@@ -21,6 +21,7 @@ from ._agentscope2 import (
     ToolChunk,
     ToolResultState,
 )
+from ._engine import tool_texts
 
 __all__ = ["MemoryTools"]
 
@@ -102,7 +103,7 @@ class MemoryTools:
         self, keywords: list[str], limit: int | None = None, _agent_state: AgentState | None = None
     ) -> ToolChunk:
         """Search once per keyword, merge the hits (first one wins) and render them like injected memories."""
-        keywords = [k for k in keywords if k.strip()]
+        keywords = tool_texts(keywords)
         if not keywords:
             return _text("(no keywords supplied: nothing to search)")
         try:
@@ -130,7 +131,7 @@ class MemoryTools:
 
     async def add_memory(self, thinking: str, content: list[str], _agent_state: AgentState | None = None) -> ToolChunk:
         """Store each item as an explicit fact of this user, in the calling agent's session."""
-        facts = [c for c in content if c.strip()]
+        facts = tool_texts(content)
         if not facts:
             return _error("`content` is empty: nothing to record.")
         session_id = _agent_state.session_id if _agent_state is not None else None

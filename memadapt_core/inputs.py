@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast, get_args
 
@@ -13,8 +15,11 @@ from .errors import ValidationError
 from .models import KINDS, Kind, Scope
 
 __all__ = [
+    "MAX_METADATA_DEPTH",
     "RESERVED_METADATA_KEYS",
     "MessageInput",
+    "check_storable",
+    "check_utc",
     "fit_query",
     "parse_filters",
     "parse_kinds",
@@ -22,9 +27,12 @@ __all__ = [
     "parse_messages",
     "parse_metadata",
     "parse_moment",
+    "parse_record_id",
+    "parse_record_ids",
     "parse_scope",
     "parse_text",
     "parse_time_range",
+    "refuse_surrogates",
     "require_id",
 ]
 
@@ -38,6 +46,10 @@ RESERVED_METADATA_KEYS = frozenset(
 )  # fmt: skip
 _MAX_ID_CHARS = 512
 _MAX_METADATA_BYTES = 64_000
+# Qdrant's payload decoder gives up at 128 levels, and a record it cannot decode poisons every read of its scope;
+# 32 levels leave room for the payload around the metadata and are more than any real metadata needs.
+MAX_METADATA_DEPTH = 32
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # Qdrant stores and matches integers as int64
 _MESSAGE_KEYS = frozenset({"role", "content", "name", "id", "timestamp", "metadata"})
 
 
@@ -63,6 +75,26 @@ def require_id(field: str, value: object) -> str:
     return found
 
 
+def parse_record_id(value: object, field: str = "id") -> str | None:
+    """A record id in the store's own spelling (a UUID), or None for a string that is not a UUID: no record can
+    have it, so reads find nothing instead of sending the store an id it cannot parse."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(field, "must be a non-empty record id string")
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
+
+
+def parse_record_ids(value: object, field: str = "ids") -> list[str]:
+    """Record ids (a list, a tuple, a set...) as ``parse_record_id`` spells them, leaving out those that cannot
+    exist. A str is refused, not taken for a list of one-character ids."""
+    if isinstance(value, str | bytes | bytearray | Mapping) or not isinstance(value, Iterable):
+        raise ValidationError(field, f"must be a list of record id strings, not {type(value).__name__}")
+    found = (parse_record_id(item, f"{field}[{n}]") for n, item in enumerate(value))
+    return [rid for rid in found if rid is not None]
+
+
 def _scope_id(field: str, value: object) -> str | None:
     if value is None:
         return None
@@ -72,7 +104,19 @@ def _scope_id(field: str, value: object) -> str | None:
         raise ValidationError(field, "must be a non-empty string")
     if len(value) > _MAX_ID_CHARS or any(ord(c) < 32 for c in value):
         raise ValidationError(field, f"must be at most {_MAX_ID_CHARS} printable characters")
-    return value
+    return refuse_surrogates(field, value)
+
+
+def refuse_surrogates(field: str, text: str) -> str:
+    """A string that UTF-8 cannot encode (a lone surrogate, e.g. half an emoji cut from UTF-16) would fail
+    later, in a hash or in the store, after part of the work is done: refuse it here."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            problem = f"has a surrogate code point ({text[exc.start]!r} at {exc.start}); give valid Unicode text"
+            raise ValidationError(field, problem) from exc
+    return text
 
 
 def parse_text(field: str, value: object, max_chars: int) -> str:
@@ -85,7 +129,7 @@ def parse_text(field: str, value: object, max_chars: int) -> str:
         raise ValidationError(field, f"has {len(text)} characters; the limit is {max_chars} (max_text_chars)")
     if "\x00" in text:
         raise ValidationError(field, "must not contain NUL characters")
-    return text
+    return refuse_surrogates(field, text)
 
 
 def parse_kinds(kinds: object) -> tuple[Kind, ...] | None:
@@ -124,19 +168,29 @@ def parse_limit(limit: object, max_limit: int, field: str = "limit") -> int:
 def parse_moment(field: str, value: object) -> datetime:
     """A datetime (naive = UTC), an ISO 8601 string, or a Unix timestamp in seconds."""
     if isinstance(value, datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return check_utc(field, value if value.utcoffset() is not None else value.replace(tzinfo=UTC))
     if isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError as exc:
             raise ValidationError(field, f"{value!r} is not an ISO 8601 date-time") from exc
-        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+        return check_utc(field, parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC))
     if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
         try:
             return datetime.fromtimestamp(value, tz=UTC)
         except (OverflowError, OSError, ValueError) as exc:
             raise ValidationError(field, f"{value!r} is not a valid Unix timestamp") from exc
     raise ValidationError(field, f"must be a datetime or an ISO 8601 string, not {type(value).__name__}")
+
+
+def check_utc(field: str, moment: datetime) -> datetime:
+    """Moments are stored in UTC: one that is in range in its own time zone but not in UTC (1 January of year 1
+    at +05:00, 31 December 9999 at -05:00) cannot be stored or compared."""
+    try:
+        moment.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValidationError(field, f"{moment.isoformat()} is outside years 1-9999 once converted to UTC") from exc
+    return moment
 
 
 def parse_time_range(value: object) -> tuple[datetime | None, datetime | None] | None:
@@ -174,7 +228,35 @@ def parse_metadata(value: object, field: str = "metadata") -> dict[str, Any]:
     if len(encoded) > _MAX_METADATA_BYTES:
         raise ValidationError(field, f"is {len(encoded)} bytes as JSON; the limit is {_MAX_METADATA_BYTES}")
     result: dict[str, Any] = json.loads(encoded)  # a deep copy in plain JSON types
+    _check_json(field, field, result, 1)
     return result
+
+
+def check_storable(field: str, value: object) -> None:
+    """Refuse what the store cannot keep in data that did not come through the parsers above (an import line):
+    strings UTF-8 cannot encode, integers beyond int64, moments outside the UTC calendar, nesting too deep."""
+    _check_json(field, field, value, 1)
+
+
+def _check_json(root: str, field: str, value: object, depth: int) -> None:
+    """What JSON allows but the store does not: nesting deeper than ``MAX_METADATA_DEPTH``, integers beyond
+    int64, strings UTF-8 cannot encode (and, in data given as Python objects, moments outside UTC's years)."""
+    if isinstance(value, datetime):
+        check_utc(field, value if value.utcoffset() is not None else value.replace(tzinfo=UTC))
+    elif isinstance(value, str):
+        refuse_surrogates(field, value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise ValidationError(field, f"integer {value} does not fit in 64 bits; store it as a string")
+    elif isinstance(value, dict | list):
+        if depth > MAX_METADATA_DEPTH:
+            raise ValidationError(root, f"is nested more than {MAX_METADATA_DEPTH} levels deep (the limit)")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _check_json(root, f"{field}.{refuse_surrogates(field, str(key))}", item, depth + 1)
+        else:
+            for i, item in enumerate(value):
+                _check_json(root, f"{field}[{i}]", item, depth + 1)
 
 
 class MessageInput:
@@ -234,11 +316,15 @@ def _message(field: str, item: object, kind: Kind, max_chars: int) -> MessageInp
     if role is not None and (not isinstance(role, str) or not role.strip()):
         msg = f"{field}.role"
         raise ValidationError(msg, "must be a non-empty string")
+    if role is not None:
+        refuse_surrogates(f"{field}.role", role)
     text = parse_text(f"{field}.content", _content_text(f"{field}.content", item.get("content")), max_chars)
     name = item.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > _MAX_ID_CHARS):
         msg = f"{field}.name"
         raise ValidationError(msg, "must be a non-empty string")
+    if name is not None:
+        refuse_surrogates(f"{field}.name", name)
     raw_id = item.get("id")
     if raw_id is not None:
         if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or not str(raw_id).strip():
@@ -247,6 +333,7 @@ def _message(field: str, item: object, kind: Kind, max_chars: int) -> MessageInp
         if len(str(raw_id)) > _MAX_ID_CHARS:
             msg = f"{field}.id"
             raise ValidationError(msg, f"must be at most {_MAX_ID_CHARS} characters")
+        refuse_surrogates(f"{field}.id", str(raw_id))
     ts = item.get("timestamp")
     observed = None if ts is None else parse_moment(f"{field}.timestamp", ts)
     meta = parse_metadata(item.get("metadata"), f"{field}.metadata")
@@ -271,12 +358,18 @@ def _content_text(field: str, content: object) -> object:
 def fit_query(text: str, max_chars: int) -> str:
     """A conversation turn made fit to be a search query: a turn can be longer than the engine accepts (a pasted
     document) or carry NUL characters, and a memory must not break an agent's turn for that. Keeps the last
-    ``max_chars`` characters, where the question usually is, and drops NULs. Adapters call this; ``search``
-    itself stays strict."""
+    ``max_chars`` characters, where the question usually is, drops NULs and replaces what UTF-8 cannot encode.
+    Adapters call this; ``search`` itself stays strict."""
+    if not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")
     return text.replace("\x00", "").strip()[-max_chars:].strip()
 
 
 _OPS = {"$eq": "eq", "$ne": "ne", "$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte", "$in": "in"}
+# A metadata path as both Qdrant engines parse it: keys of letters, digits, "_" and "-", or any other key in
+# double quotes (without quotes or backslashes in it), joined by dots, each optionally indexed ("tags[0]").
+_PATH_KEY = r'(?:[\w-]+|"[^"\\]+")(?:\[[0-9]{0,9}\])*'
+_FILTER_PATH = re.compile(rf"{_PATH_KEY}(?:\.{_PATH_KEY})*")
 
 
 def parse_filters(filters: object) -> tuple[MetaCondition, ...]:
@@ -291,6 +384,14 @@ def parse_filters(filters: object) -> tuple[MetaCondition, ...]:
         if not isinstance(key, str) or not key:
             field = "filters"
             raise ValidationError(field, "keys must be non-empty strings")
+        refuse_surrogates("filters", key)
+        if _FILTER_PATH.fullmatch(key) is None or not key.isprintable():
+            field = "filters"
+            problem = (
+                f"key {key!r} is not a metadata path: use letters, digits, _ and - joined by dots (a.b), or put "
+                'a key with other characters in double quotes (a."my key")'
+            )
+            raise ValidationError(field, problem)
         ops = cond if isinstance(cond, Mapping) else {"$eq": cond}
         for op, value in ops.items():
             if op not in _OPS:
@@ -304,7 +405,7 @@ def parse_filters(filters: object) -> tuple[MetaCondition, ...]:
 
 def _check_filter_value(field: str, op: str, value: object) -> None:
     if op in ("gt", "gte", "lt", "lte"):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
             raise ValidationError(field, "range operators compare finite numbers")
     elif op == "in":
         if not isinstance(value, list | tuple) or not value:
@@ -313,5 +414,24 @@ def _check_filter_value(field: str, op: str, value: object) -> None:
             all(isinstance(v, str) for v in value) or all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         ):
             raise ValidationError(field, "$in takes a list of strings or a list of integers")
+        for v in value:
+            _check_match_value(field, v)
     elif not isinstance(value, str | int | float | bool) or (isinstance(value, float) and not math.isfinite(value)):
         raise ValidationError(field, "equality compares a string, a number or a boolean")
+    else:
+        _check_match_value(field, value)
+
+
+def _finite(number: float) -> bool:
+    """Finite as a float: a range bound is compared as one (an int beyond 1.8e308 is not)."""
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:
+        return False
+
+
+def _check_match_value(field: str, value: object) -> None:
+    if isinstance(value, str):
+        refuse_surrogates(field, value)
+    elif isinstance(value, int) and not isinstance(value, bool) and not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValidationError(field, f"integer {value} does not fit in 64 bits, so no stored value can equal it")

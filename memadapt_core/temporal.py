@@ -87,10 +87,19 @@ class TimeRange(NamedTuple):
     relative: bool = False
 
     def widened(self, before: timedelta, after: timedelta) -> TimeRange:
-        return TimeRange(self.start - before, self.end + after, self.relative)
+        return TimeRange(_shifted(self.start, -before), _shifted(self.end, after), self.relative)
 
     def contains(self, moment: datetime) -> bool:
         return self.start <= moment < self.end
+
+
+def _shifted(moment: datetime, delta: timedelta) -> datetime:
+    """``moment + delta``, stopping at the ends of the calendar (a window around 9999-12-30 ends there)."""
+    try:
+        return moment + delta
+    except OverflowError:
+        end = datetime.max if delta > timedelta(0) else datetime.min
+        return end.replace(tzinfo=moment.tzinfo)
 
 
 def as_aware(moment: datetime) -> datetime:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from memadapt_core import MemoryRecord, SearchHit
+from memadapt_core import MemoryRecord, SearchHit, ValidationError
 from memadapt_core.models import JSON
 
 from ._engine import ScopeIds
@@ -68,6 +68,7 @@ def put_input(
     fields: Sequence[str],
 ) -> dict[str, JSON]:
     """The ``add`` input for a put: the text to embed is the value at ``fields`` (a put's ``index`` overrides)."""
+    _check_value(value)
     text = "" if index is False else _indexed_text(value, fields if index is None else index)
     prefixes = [_SEP.join(namespace[:depth]) for depth in range(len(namespace) + 1)]
     return {
@@ -85,6 +86,18 @@ def put_input(
             }
         },
     }
+
+
+def _check_value(value: object) -> None:
+    """Refuse a value that is not a JSON object before anything reads it (the text to index is found by
+    walking it, which fails on a datetime or a set); the engine checks the rest (depth, sizes, Unicode)."""
+    field = "value"
+    if not isinstance(value, Mapping):
+        raise ValidationError(field, f"must be a dict, not {type(value).__name__}")
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValidationError(field, f"must be JSON (finite numbers, no cycles): {exc}") from exc
 
 
 def namespace_of(record: MemoryRecord) -> tuple[str, ...]:

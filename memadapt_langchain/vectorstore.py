@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memadapt_core import AsyncMemory, Memory, MemoryRecord, SearchHit
+from memadapt_core import AsyncMemory, Memory, MemoryRecord, SearchHit, ValidationError
 from memadapt_core.models import JSON
 
 from ._engine import LANGCHAIN_KEY, ScopeIds, engine_views
@@ -25,7 +25,12 @@ def _document(record: MemoryRecord) -> Document:
 
 
 def _filters(filter: dict[str, JSON] | None) -> dict[str, JSON] | None:
-    return None if filter is None else {f"{LANGCHAIN_KEY}.{key}": cond for key, cond in filter.items()}
+    if filter is None:
+        return None
+    if not isinstance(filter, Mapping):
+        field = "filter"
+        raise ValidationError(field, f"must be a dict of metadata conditions, not {type(filter).__name__}")
+    return {f"{LANGCHAIN_KEY}.{key}": cond for key, cond in filter.items()}
 
 
 def _scored(hits: list[SearchHit]) -> list[tuple[Document, float]]:

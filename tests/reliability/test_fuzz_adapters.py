@@ -7,6 +7,7 @@ tool input against it), always answer with a ``ToolChunk`` and never raise."""
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 from typing import Any
@@ -24,7 +25,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from memadapt_agentscope import MemadaptMemoryService, MemadaptMiddleware
 from memadapt_autogen import MemadaptMemory
-from memadapt_core import MemadaptError, Memory
+from memadapt_core import AsyncMemory, MemadaptError, Memory, ValidationError
 from memadapt_langchain import (
     MemadaptChatMessageHistory,
     MemadaptRetriever,
@@ -36,6 +37,7 @@ from ._strategies import FILTERS, FLOATS, GARBAGE, HUGE, JSON, KINDS, LIMIT, MET
 from ._support import FUZZ, reset, snapshot
 
 ANY_TEXT = TEXT | HUGE
+NOT_JSON = st.sampled_from([datetime(2024, 1, 1), {"a", "b"}, object(), b"raw", math.inf])
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +170,7 @@ def test_agentscope_service_refuses_bad_input_cleanly(store: Memory, loop: async
     @given(
         user=st.sampled_from(["alice", "bob"]) | SCOPE_ID,
         session=st.none() | SCOPE_ID,
-        messages=st.lists(RUNTIME_MESSAGE, max_size=3),  # not a list: TypeError from add_memory, known bug
+        messages=st.lists(RUNTIME_MESSAGE, max_size=3) | GARBAGE,
         filters=SERVICE_FILTERS,
     )
     def check(user: Any, session: Any, messages: Any, filters: Any) -> None:
@@ -202,30 +204,40 @@ def test_agentscope_tools_always_answer_with_a_tool_chunk(store: Memory, loop: a
     check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="adapter bug: the AgentScope add_memory tool called with a str (not a list) stores one memory per "
-    "character; the agent's schema check stops that, a direct call of the tool does not",
-)
 async def test_the_add_memory_tool_called_with_a_string_stores_one_memory(memory: Memory) -> None:
     [_, add] = await MemadaptMiddleware(memory, user_id="alice", mode="agent_control").list_tools()
 
     await add(thinking="t", content="I like tea")
 
-    assert memory.count(user_id="alice") <= 1
+    assert [r.text for r in memory.list(user_id="alice").records] == ["I like tea"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="adapter bug: MemadaptMemoryService.add_memory iterates whatever it is given: a non-list raises "
-    "TypeError, where search_memory returns [] for the same input",
-)
 async def test_the_runtime_service_refuses_messages_that_are_not_a_list(memory: Memory) -> None:
     async with MemadaptMemoryService(memory) as service:
-        with pytest.raises(MemadaptError):
+        with pytest.raises(ValidationError) as err:
             await service.add_memory("alice", object())  # type: ignore[arg-type]
+    assert err.value.field == "messages"
+
+
+async def test_a_runtime_page_bigger_than_the_engine_limit_is_gathered_from_several() -> None:
+    async with AsyncMemory(location=":memory:", max_limit=5) as engine, MemadaptMemoryService(engine) as service:
+        turns = [{"role": "user", "content": f"turn number {i}"} for i in range(8)]
+        await engine.add(turns, user_id="alice")
+
+        first = await service.list_memory("alice", {"page_num": 1, "page_size": 7})
+        second = await service.list_memory("alice", {"page_num": 2, "page_size": 7})
+
+    assert len(first) == 7
+    assert len(second) == 1
+
+
+async def test_the_search_memory_tool_called_with_a_string_searches_it_whole(memory: Memory) -> None:
+    memory.add("I like green tea", user_id="alice", kind="fact")
+    [search, _] = await MemadaptMiddleware(memory, user_id="alice", mode="agent_control").list_tools()
+
+    chunk = await search(keywords="green tea")
+
+    assert "green tea" in chunk.content[0].text
 
 
 # -- LangChain / LangGraph ---------------------------------------------------------------------------------------
@@ -242,10 +254,10 @@ def test_langchain_components_refuse_bad_input_cleanly(store: Memory, loop: asyn
         ids=st.none() | st.lists(TEXT | st.integers() | st.none(), max_size=3),
         query=ANY_TEXT | GARBAGE,
         k=st.integers(-5, 2000),  # LangChain and LangGraph type k and limit as int
-        flt=st.none() | FILTERS.filter(lambda f: isinstance(f, dict)),  # not a dict: AttributeError, known bug
+        flt=st.none() | FILTERS,
         namespace=NAMESPACE,
         key=ANY_TEXT,
-        value=st.dictionaries(TEXT, JSON, max_size=3),  # not JSON: TypeError from put, known bug
+        value=st.dictionaries(TEXT, JSON | NOT_JSON, max_size=3) | NOT_JSON,
     )
     def check(
         scope: dict[str, Any], texts: list[str], metadatas: Any, ids: Any, query: Any, k: Any, flt: Any,
@@ -274,23 +286,15 @@ def test_langchain_components_refuse_bad_input_cleanly(store: Memory, loop: asyn
     check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="adapter bug: MemadaptStore.put with a value that is not JSON (a datetime, a set) raises a bare "
-    "TypeError from json.dumps in the text to index, before the engine can refuse it with a ValidationError",
-)
-def test_a_langgraph_item_that_is_not_json_is_refused_by_validation(memory: Memory) -> None:
-    with pytest.raises(MemadaptError):
-        MemadaptStore(memory).put(("notes",), "k", {"when": datetime(2024, 1, 1)})
+@pytest.mark.parametrize("value", [{"when": datetime(2024, 1, 1)}, {"tags": {"a"}}, {"n": math.nan}, ["a"]])
+def test_a_langgraph_item_that_is_not_json_is_refused_by_validation(memory: Memory, value: Any) -> None:
+    with pytest.raises(ValidationError) as err:
+        MemadaptStore(memory).put(("notes",), "k", value)
+    assert err.value.field == "value"
+    assert memory.count(agent_id="langgraph") == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="adapter bug: MemadaptVectorStore.similarity_search(filter=<not a dict>) raises AttributeError from "
-    "filter.items() instead of a ValidationError",
-)
 def test_a_vector_store_filter_that_is_not_a_dict_is_refused_by_validation(memory: Memory) -> None:
-    with pytest.raises(MemadaptError):
+    with pytest.raises(ValidationError) as err:
         MemadaptVectorStore(memory, user_id="alice").similarity_search("tea", filter=["tag"])  # type: ignore[arg-type]
+    assert err.value.field == "filter"

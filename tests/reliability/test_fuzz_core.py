@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memadapt_core import MemadaptError, Memory, ValidationError
-from memadapt_core.inputs import RESERVED_METADATA_KEYS
+from memadapt_core.inputs import MAX_METADATA_DEPTH, RESERVED_METADATA_KEYS
 
 from ._strategies import (
     CURSORISH,
@@ -33,27 +33,32 @@ from ._strategies import (
     MESSAGES,
     METADATA,
     MOMENT,
+    OFFSETS,
     RECORD_ID,
     SCOPE_ID,
     TEXT,
-    finite,
+    encodable,
     nested,
+    storable,
 )
 from ._support import FUZZ, snapshot
 
 SEEDED_IDS: list[str] = []  # filled by the fixture: ids of records that exist
 
 # Valid values, as broad as the API allows: the bugs worth finding hide in inputs that look fine.
-V_TEXT = TEXT.filter(lambda t: bool(t.strip()) and "\x00" not in t) | st.sampled_from(["hello there", "Lisbon"])
+V_TEXT = TEXT.filter(lambda t: bool(t.strip()) and "\x00" not in t and encodable(t)) | st.sampled_from(
+    ["hello there", "Lisbon"]
+)
 V_ID = st.sampled_from(["u1", "u2", "agent", "s1"]) | V_TEXT.filter(lambda t: all(ord(c) >= 32 for c in t))
 V_MOMENT = st.one_of(
-    st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1)),
-    st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)),
+    st.datetimes(),  # naive is UTC: the whole calendar
+    st.datetimes(timezones=st.just(UTC)),
+    st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9999, 12, 30), timezones=OFFSETS),
     st.sampled_from(["2024-03-01T09:00:00Z", "2024-03-01", "2024-03-01T09:00:00+05:30"]),
 )
 V_META = st.one_of(
-    st.dictionaries(TEXT.filter(lambda k: k not in RESERVED_METADATA_KEYS), JSON.filter(finite), max_size=3),
-    st.integers(0, 60).map(nested),
+    st.dictionaries(TEXT.filter(lambda k: k not in RESERVED_METADATA_KEYS), JSON, max_size=3).filter(storable),
+    st.integers(0, MAX_METADATA_DEPTH - 1).map(nested),  # the top dict is the first level
 )
 V_MESSAGE = V_TEXT | st.fixed_dictionaries(
     {"role": st.sampled_from(["user", "assistant", "tool"]), "content": V_TEXT},
@@ -246,7 +251,7 @@ def test_a_malformed_export_line_is_refused_naming_its_line(tmp_path: Path) -> N
         @given(line=JSON.map(lambda v: json.dumps(v, default=str)) | TEXT)
         def check(line: str) -> None:
             dump = tmp_path / "dump.jsonl"
-            dump.write_text(f"{line}\n", encoding="utf-8")
+            dump.write_text(f"{line}\n", encoding="utf-8", errors="surrogatepass")  # bytes UTF-8 refuses too
             before = snapshot(mem)
             try:
                 mem.import_(dump)
