@@ -13,14 +13,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from . import edits, operations
+from . import edits, locked, operations
 from .config import EmbedderSettings, MemorySettings
 from .embedders.base import Embedder
 from .errors import StoreUnavailableError
-from .inputs import parse_scope
+from .inputs import parse_record_id, parse_record_ids, parse_scope
 from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from .ranking import fuse
-from .records import dense_text, record_from_payload
+from .records import record_from_payload
 from .records import record_id as _record_id
 from .store import Store, build_settings
 
@@ -171,26 +171,37 @@ class AsyncMemory:
                 await worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
         return plan.result()
 
-    async def update(self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None) -> MemoryRecord:
-        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``."""
+    async def update(
+        self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None,
+        user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+    ) -> MemoryRecord:  # fmt: skip
+        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``.
+        With a scope, a record outside it is "no memory with id" (use it in multi-tenant apps)."""
         s = self._s
-        plan = edits.plan_update(s, id, text, metadata)
-        found = await self._run(s.backend.retrieve, [plan.id])
-        record, history = edits.apply_update(plan, found[0] if found else None)
-        dense = await s.embedder.aembed_documents([dense_text(record.text, record.name)])
-        await self._run(s.backend.upsert, [edits.updated_point(s, record, history, dense[0])])
-        return record
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        plan = edits.plan_update(s, id, text, metadata, scope)
+        dense = None
+        if plan.text is not None:
+            before = edits.existing(plan, await self._run(s.backend.retrieve, [plan.id]))
+            dense = (await s.embedder.aembed_documents([edits.embedded_text(plan, before)]))[0]
+        return await self._run(locked.commit_update, s, plan, dense)
 
-    async def delete(self, id: str) -> bool:
-        """Delete one record (and its history). False when no such record exists."""
-        return await self.delete_many([id]) == 1
+    async def delete(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> bool:
+        """Delete one record (and its history). False when no such record exists (in the scope, if given)."""
+        return await self.delete_many([id], user_id=user_id, agent_id=agent_id, session_id=session_id) == 1
 
-    async def delete_many(self, ids: Sequence[str]) -> int:
+    async def delete_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> int:  # fmt: skip
+        """Delete these records (those outside the scope, if given, are left alone); returns how many went."""
         s = self._s
-        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
-        found = [p.id for p in await self._run(s.backend.retrieve, wanted)]
+        wanted = parse_record_ids(ids)
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        found = await self._run(locked.delete_present, s, wanted, scope)
         if found:
-            await self._run(s.backend.delete, found)
             s.hooks.on_deleted(found)
         return len(found)
 
@@ -232,11 +243,11 @@ class AsyncMemory:
         qvec = await s.embedder.aembed_query(plan.query)
         svec = s.sparse.query(plan.query)
         dense, sparse = await self._run(s.backend.search, qvec, svec, plan.flt, plan.candidates)
-        fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.rerank_depth]
+        fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval, plan.rerank_depth)
         if not fused:
             return []
-        points = await self._run(s.backend.retrieve, [r.id for r in fused])
-        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, points))
+        payloads = await self._run(s.backend.payloads, [r.id for r in fused])
+        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, payloads))
 
     async def get(
         self,
@@ -254,7 +265,7 @@ class AsyncMemory:
         self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None,
     ) -> builtins.list[MemoryRecord]:  # fmt: skip
-        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
+        wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         points = {p.id: p for p in await self._run(self._s.backend.retrieve, wanted)}
         records = [record_from_payload(i, points[i].payload) for i in dict.fromkeys(wanted) if i in points]
@@ -291,17 +302,24 @@ class AsyncMemory:
         )  # fmt: skip
         return await self._run(self._s.backend.count, plan.flt)
 
-    async def history(self, id: str) -> builtins.list[HistoryEvent]:
-        """The changes to a record and to the facts it superseded or was superseded by, oldest first."""
+    async def history(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> builtins.list[HistoryEvent]:
+        """The changes to a record and to the facts it superseded or was superseded by, oldest first (empty when
+        no such record exists, in the scope if given). A record keeps ``history_limit`` events (default 100): its
+        add and the newest changes; older changes are dropped."""
         s = self._s
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
         seen: dict[str, Any] = {}
-        todo = [edits.parse_id(id)]
+        start = parse_record_id(id)
+        todo = [start] if start else []
         while todo and len(seen) < 100:
             points = await self._run(s.backend.retrieve, [i for i in todo if i not in seen])
             todo = []
             for p in points:
-                seen[p.id] = p
-                todo += [i for i in edits.chain_ids(p) if i not in seen]
+                if edits.point_in_scope(p, scope):
+                    seen[p.id] = p
+                    todo += [i for i in edits.chain_ids(p) if i not in seen]
         return edits.collect_history(seen.values())
 
     def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
@@ -356,7 +374,8 @@ class AsyncMemory:
         return done
 
     async def optimize(self) -> None:
-        """Maintenance: build the vector index (slow, blocks the store; never needed for correctness)."""
+        """Maintenance, now: the embedded store drops deleted points and flushes its log (writes wait; search stays
+        exact, no index is built). It also does this by itself in the background (``vacuum_after_deletes``)."""
         await self._run(self._s.backend.optimize, heavy=True)
 
     async def stats(self) -> dict[str, Any]:

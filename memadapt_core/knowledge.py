@@ -119,8 +119,9 @@ def prepare_apply(plan: ConsolidationPlan, ended_points: list[StoredPoint]) -> A
 
 
 def new_points(store: Store, applied: AppliedPlan, dense: Any) -> list[StoredPoint]:
+    limit, texts = store.settings.history_limit, applied.dense_texts
     return [
-        StoredPoint(r.id, payload_of(r, h), dense[i], store.sparse.document(applied.dense_texts[i]))
+        StoredPoint(r.id, payload_of(r, h, history_limit=limit), dense[i], store.sparse.document(texts[i]))
         for i, (r, h) in enumerate(zip(applied.records, applied.histories, strict=True))
     ]
 
@@ -148,7 +149,7 @@ class SyncEngineStore:
     def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s = self._s
         dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), facts_filter(scope), limit)
-        ids = list(dict.fromkeys(c.id for c in [*dense, *sparse]))[:limit]
+        ids = list(dict.fromkeys(s.backend.record_id(c.id) for c in [*dense, *sparse]))[:limit]
         return self.facts_by_ids(ids)
 
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
@@ -190,7 +191,7 @@ class AsyncEngineStore:
         s = self._s
         qvec = await s.embedder.aembed_query(text)
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), facts_filter(scope), limit)
-        ids = list(dict.fromkeys(c.id for c in [*dense, *sparse]))[:limit]
+        ids = list(dict.fromkeys(s.backend.record_id(c.id) for c in [*dense, *sparse]))[:limit]
         return await self.facts_by_ids(ids)
 
     async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .backends.base import FilterSpec, StoredPoint
+from .backends.base import FilterSpec, PointKey, StoredPoint
 from .errors import ValidationError
 from .inputs import (
     parse_filters,
@@ -114,6 +114,7 @@ def plan_add(
     base_time = None if observed_at is None else parse_moment("observed_at", observed_at)
     inputs = parse_messages(messages, kind=k, max_chars=store.settings.max_text_chars)
     now = utcnow()
+    scope_ids = scope.model_dump()
     drafts: dict[str, Draft] = {}
     order: list[str] = []
     for i, msg in enumerate(inputs):
@@ -125,13 +126,13 @@ def plan_add(
             id=rid, text=msg.text, kind=k, role=msg.role, name=msg.name,
             external_id=msg.external_id, observed_at=when, created_at=now, updated_at=now,
             valid_from=when if k != "message" else None, hash=digest,
-            metadata={**base_meta, **msg.metadata}, **scope.model_dump(),
+            metadata={**base_meta, **msg.metadata}, **scope_ids,
         )  # fmt: skip
         if not store.hooks.accept(record, scope):
             continue
         record = store.hooks.prepare_record(record)
         if record.id not in drafts:
-            drafts[record.id] = Draft(record, [HistoryEvent(record_id=rid, event="add", at=now, new_text=record.text)])
+            drafts[record.id] = Draft(record)  # its "add" event is implied by created_at (records.history_of)
         order.append(record.id)
     return AddPlan(scope, k, on_conflict, list(drafts.values()), order)
 
@@ -175,7 +176,7 @@ def build_points(
     points: list[StoredPoint] = []
     for i, draft in enumerate(plan.to_store):
         pos = offset + i
-        payload = payload_of(draft.record, draft.history)
+        payload = payload_of(draft.record, draft.history, history_limit=store.settings.history_limit)
         said = said_on(payload, cfg.index_dates)
         if use_context:
             before, after = seq[max(0, pos - cfg.context_prev) : pos], seq[pos + 1 : pos + 1 + cfg.context_next]
@@ -206,11 +207,7 @@ class SearchPlan:
     limit: int
     candidates: int
     ranking: QueryPlan
-
-    @property
-    def rerank_depth(self) -> int:
-        """How many fused candidates get their payload fetched for the boosts (and become the hits)."""
-        return max(3 * self.limit, 30)
+    rerank_depth: int  # how many fused candidates get their payload fetched for the boosts (and become the hits)
 
 
 def scope_filter(scope: Scope, **extra: Any) -> FilterSpec:
@@ -261,13 +258,19 @@ def plan_search(
         observed_from=rng[0] if rng else None, observed_to=rng[1] if rng else None,
     )  # fmt: skip
     plan = QueryPlan(text, window, is_when_question(text), None if threshold is None else float(threshold))
-    return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan)
+    return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, max(3 * n, s.retrieval.rerank_depth))
 
 
-def finish_search(store: Store, plan: SearchPlan, fused: list[Ranked], points: list[StoredPoint]) -> list[SearchHit]:
-    payloads = {p.id: p.payload for p in points}
+def finish_search(
+    store: Store, plan: SearchPlan, fused: list[Ranked], payloads: dict[PointKey, dict[str, Any]]
+) -> list[SearchHit]:
     ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval)[: plan.limit]
-    return [SearchHit(record=record_from_payload(r.id, payloads[r.id]), score=r.score, scores=r.scores) for r in ranked]
+    return [
+        SearchHit(
+            record=record_from_payload(store.backend.record_id(r.id), payloads[r.id]), score=r.score, scores=r.scores
+        )
+        for r in ranked
+    ]
 
 
 # -- list ------------------------------------------------------------------------------------------------------------

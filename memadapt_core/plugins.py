@@ -143,6 +143,8 @@ class Hooks:
         return embedder
 
     def accept(self, record: MemoryRecord, scope: Scope) -> bool:
+        if not self.pm.hook.memadapt_accept_message.get_hookimpls():
+            return True  # called per message: skip pluggy's call overhead when no plugin listens
         result = self._guard(
             "memadapt_accept_message",
             lambda: self.pm.hook.memadapt_accept_message(message=record, scope=scope),
@@ -174,6 +176,8 @@ class Hooks:
         return self._guard(hook, lambda: impl.function(**kwargs))
 
     def rerank(self, query: str, hits: list[SearchHit]) -> list[SearchHit]:
+        if not self.pm.hook.memadapt_rerank.get_hookimpls():
+            return hits
         result = self._guard("memadapt_rerank", lambda: self.pm.hook.memadapt_rerank(query=query, hits=hits))
         if result is None:
             return hits

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .backends.base import Candidate
+from .backends.base import Candidate, PointKey
 from .config import RetrievalSettings
 from .temporal import TimeRange
 
@@ -31,20 +31,22 @@ class QueryPlan:
 
 @dataclass
 class Ranked:
-    id: str
+    id: PointKey
     score: float
     scores: dict[str, float] = field(default_factory=dict)
 
 
-def _minmax(cands: list[Candidate], min_span: float) -> dict[str, float]:
+def _minmax(cands: list[Candidate], min_span: float) -> dict[PointKey, float]:
     """Min-max normalisation over at least ``min_span``: among few close candidates, small differences are not
-    stretched to the whole 0..1 range (which would let them outweigh the boosts)."""
+    stretched to the whole 0..1 range (which would let them outweigh the boosts). ``cands`` is best first."""
     if not cands:
         return {}
-    hi = max(c.score for c in cands)
-    lo = min(min(c.score for c in cands), hi - min_span)
+    hi = cands[0].score
+    lo = min(cands[-1].score, hi - min_span)
     span = hi - lo
-    return {c.id: (1.0 if span <= 1e-12 else (c.score - lo) / span) for c in cands}
+    if span <= 1e-12:
+        return dict.fromkeys([c.id for c in cands], 1.0)
+    return {c.id: (c.score - lo) / span for c in cands}
 
 
 def is_relevant(dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings) -> bool:
@@ -59,28 +61,38 @@ def _named_speaker(query: str, names: set[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def fuse(dense: list[Candidate], sparse: list[Candidate], plan: QueryPlan, cfg: RetrievalSettings) -> list[Ranked]:
-    """Stage one, on ids and raw scores only: the floor, then linear fusion of normalised scores, best first."""
+def fuse(
+    dense: list[Candidate], sparse: list[Candidate], plan: QueryPlan, cfg: RetrievalSettings, depth: int | None = None
+) -> list[Ranked]:
+    """Stage one, on ids and raw scores only: the floor, then linear fusion of normalised scores, the ``depth`` best
+    first (all of them when None)."""
     if plan.threshold is None and not is_relevant(dense, sparse, cfg):
         return []
     dn = _minmax(dense, cfg.dense_min_span)
-    sn = _minmax(sparse, cfg.sparse_min_span * (max(c.score for c in sparse) if sparse else 0.0))
+    sn = _minmax(sparse, cfg.sparse_min_span * (sparse[0].score if sparse else 0.0))
     raw_d = {c.id: c.score for c in dense}
     raw_s = {c.id: c.score for c in sparse}
     total = (cfg.dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
-    out: list[Ranked] = []
-    for pid in {**raw_d, **raw_s}:
-        d, s = raw_d.get(pid), raw_s.get(pid)
-        if plan.threshold is None and s is None and (d is None or d < cfg.floor_dense):
+    wd, ws = cfg.dense_weight / total, cfg.sparse_weight / total
+    floor = cfg.floor_dense if plan.threshold is None else None
+    scored: list[tuple[float, PointKey]] = []
+    for pid in dict.fromkeys([*raw_d, *raw_s]):
+        if floor is not None and pid not in raw_s and raw_d[pid] < floor:
             continue  # neither a word in common nor close enough in meaning
-        base = (cfg.dense_weight * dn.get(pid, 0.0) + cfg.sparse_weight * sn.get(pid, 0.0)) / total
-        out.append(Ranked(pid, base, {"dense": d or 0.0, "sparse": s or 0.0, "fused": base}))
-    out.sort(key=lambda r: r.score, reverse=True)
-    return out
+        scored.append((wd * dn.get(pid, 0.0) + ws * sn.get(pid, 0.0), pid))
+    scored.sort(key=_first, reverse=True)  # stable: ties keep the dense-then-sparse order
+    return [
+        Ranked(pid, base, {"dense": raw_d.get(pid, 0.0), "sparse": raw_s.get(pid, 0.0), "fused": base})
+        for base, pid in scored[:depth]
+    ]
+
+
+def _first(item: tuple[float, PointKey]) -> float:
+    return item[0]
 
 
 def boost(
-    ranked: list[Ranked], payloads: dict[str, dict[str, Any]], plan: QueryPlan, cfg: RetrievalSettings
+    ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]], plan: QueryPlan, cfg: RetrievalSettings
 ) -> list[Ranked]:
     """Stage two, on the best fused candidates and their payloads: speaker, date, "when" and session boosts."""
     ranked = [r for r in ranked if r.id in payloads]

@@ -11,11 +11,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import edits, operations
+from . import edits, locked, operations
 from .config import EmbedderSettings, MemorySettings
 from .embedders.base import Embedder
 from .errors import StoreUnavailableError, ValidationError
-from .inputs import parse_scope
+from .inputs import parse_record_id, parse_record_ids, parse_scope
 from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from .ranking import fuse
 from .records import dense_text, record_from_payload
@@ -164,26 +164,37 @@ class Memory:
                 worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
         return plan.result()
 
-    def update(self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None) -> MemoryRecord:
-        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``."""
+    def update(
+        self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None,
+        user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+    ) -> MemoryRecord:  # fmt: skip
+        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``.
+        With a scope, a record outside it is "no memory with id" (use it in multi-tenant apps)."""
         s = self._live()
-        plan = edits.plan_update(s, id, text, metadata)
-        found = s.backend.retrieve([plan.id])
-        record, history = edits.apply_update(plan, found[0] if found else None)
-        dense = s.embedder.embed_documents([dense_text(record.text, record.name)])
-        s.backend.upsert([edits.updated_point(s, record, history, dense[0])])
-        return record
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        plan = edits.plan_update(s, id, text, metadata, scope)
+        dense = None
+        if plan.text is not None:
+            before = edits.existing(plan, s.backend.retrieve([plan.id]))
+            dense = s.embedder.embed_documents([edits.embedded_text(plan, before)])[0]
+        return locked.commit_update(s, plan, dense)
 
-    def delete(self, id: str) -> bool:
-        """Delete one record (and its history). False when no such record exists."""
-        return self.delete_many([id]) == 1
+    def delete(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> bool:
+        """Delete one record (and its history). False when no such record exists (in the scope, if given)."""
+        return self.delete_many([id], user_id=user_id, agent_id=agent_id, session_id=session_id) == 1
 
-    def delete_many(self, ids: Sequence[str]) -> int:
+    def delete_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> int:  # fmt: skip
+        """Delete these records (those outside the scope, if given, are left alone); returns how many went."""
         s = self._live()
-        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
-        found = [p.id for p in s.backend.retrieve(wanted)]
+        wanted = parse_record_ids(ids)
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        found = locked.delete_present(s, wanted, scope)
         if found:
-            s.backend.delete(found)
             s.hooks.on_deleted(found)
         return len(found)
 
@@ -225,11 +236,11 @@ class Memory:
         qvec = s.embedder.embed_query(plan.query)
         svec = s.sparse.query(plan.query)
         dense, sparse = s.backend.search(qvec, svec, plan.flt, plan.candidates)
-        fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval)[: plan.rerank_depth]
+        fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval, plan.rerank_depth)
         if not fused:
             return []
-        points = s.backend.retrieve([r.id for r in fused])
-        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, points))
+        payloads = s.backend.payloads([r.id for r in fused])
+        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, payloads))
 
     def get(
         self,
@@ -247,7 +258,7 @@ class Memory:
         self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None,
     ) -> builtins.list[MemoryRecord]:  # fmt: skip
-        wanted = [edits.parse_id(i, f"ids[{n}]") for n, i in enumerate(ids)]
+        wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         points = {p.id: p for p in self._live().backend.retrieve(wanted)}
         records = [record_from_payload(i, points[i].payload) for i in dict.fromkeys(wanted) if i in points]
@@ -284,17 +295,24 @@ class Memory:
         )  # fmt: skip
         return s.backend.count(plan.flt)
 
-    def history(self, id: str) -> builtins.list[HistoryEvent]:
-        """The changes to a record and to the facts it superseded or was superseded by, oldest first."""
+    def history(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> builtins.list[HistoryEvent]:
+        """The changes to a record and to the facts it superseded or was superseded by, oldest first (empty when
+        no such record exists, in the scope if given). A record keeps ``history_limit`` events (default 100): its
+        add and the newest changes; older changes are dropped."""
         s = self._live()
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
         seen: dict[str, Any] = {}
-        todo = [edits.parse_id(id)]
+        start = parse_record_id(id)
+        todo = [start] if start else []
         while todo and len(seen) < 100:
             points = s.backend.retrieve([i for i in todo if i not in seen])
             todo = []
             for p in points:
-                seen[p.id] = p
-                todo += [i for i in edits.chain_ids(p) if i not in seen]
+                if edits.point_in_scope(p, scope):
+                    seen[p.id] = p
+                    todo += [i for i in edits.chain_ids(p) if i not in seen]
         return edits.collect_history(seen.values())
 
     def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
@@ -335,7 +353,9 @@ class Memory:
         """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records."""
         self._live()
         try:
-            source = Path(path).open(encoding="utf-8")  # noqa: SIM115 - opened here to translate its OSError
+            # Opened here to translate its OSError. A byte that is not UTF-8 is read as a surrogate, which
+            # parse_export_line refuses naming its line.
+            source = Path(path).open(encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
         except OSError as exc:
             field = "path"
             raise ValidationError(field, f"cannot read {path}: {exc}") from exc
@@ -388,7 +408,8 @@ class Memory:
         return sum(worker.consolidate(each).messages for each in self._s.pending_within(pending, scope))
 
     def optimize(self) -> None:
-        """Maintenance: build the vector index (slow, blocks the store; never needed for correctness)."""
+        """Maintenance, now: the embedded store drops deleted points and flushes its log (writes wait; search stays
+        exact, no index is built). It also does this by itself in the background (``vacuum_after_deletes``)."""
         self._live().backend.optimize()
 
     def stats(self) -> dict[str, Any]:

@@ -86,9 +86,13 @@ def normalise_text(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
-def fact_id(scope: Scope, message_ids: Iterable[str], index: int) -> str:
-    """The id of the ``index``-th fact extracted from exactly these messages in this scope."""
-    key = "\x1e".join(["fact", scope.key(), ",".join(sorted(message_ids)), str(index)])
+def fact_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:
+    """The id of a fact with this text drawn from exactly these messages in this scope.
+
+    It does not depend on the batch the fact came out of: a batch cut short by a crash after its facts were stored
+    (its messages still pending) is replayed later, perhaps with more messages, and its facts land on the same ids.
+    """
+    key = "\x1e".join(["fact", scope.key(), ",".join(sorted(set(source_ids))), normalise_text(text)])
     return str(uuid.uuid5(_NAMESPACE, key))
 
 

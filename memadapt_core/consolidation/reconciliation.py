@@ -161,10 +161,14 @@ def plan_facts(
     supersessions: list[Supersession] = []
     invalidations: list[Invalidation] = []
     ended: set[str] = set()
-    for index, (fact, decision) in enumerate(zip(facts, decisions, strict=True)):
+    made: set[str] = set()
+    for fact, decision in zip(facts, decisions, strict=True):
         if decision.action == "NONE":
             continue
-        new_id = fact_id(scope, message_ids, index)
+        new_id = fact_id(scope, fact.source_ids, fact.text)
+        if new_id in made:
+            continue  # the same fact twice in one answer
+        made.add(new_id)
         target = decision.target
         if target is not None and (target.id in ended or target.id == new_id):
             target = None  # an earlier fact of this batch already ended it

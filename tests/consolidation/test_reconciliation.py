@@ -89,7 +89,7 @@ def test_an_update_supersedes_the_old_fact_from_when_the_new_one_holds(paris: Me
     plan = plan_facts(ALEX, messages, [new], [Decision("UPDATE", paris)])
 
     [record] = plan.records
-    assert record.id == fact_id(ALEX, [messages[0].id], 0)
+    assert record.id == fact_id(ALEX, new.source_ids, new.text)
     assert record.supersedes == paris.id
     assert [(s.old_id, s.new_id, s.at) for s in plan.supersessions] == [(paris.id, record.id, LATER)]
     assert plan.consolidated_ids == [messages[0].id]
@@ -120,7 +120,16 @@ def test_known_facts_produce_no_record(paris: MemoryRecord) -> None:
     assert plan.changed_ids == []
 
 
-def test_fact_ids_depend_on_scope_messages_and_position_only() -> None:
-    assert fact_id(ALEX, ["b", "a"], 0) == fact_id(ALEX, ["a", "b"], 0)
-    assert fact_id(ALEX, ["a", "b"], 0) != fact_id(ALEX, ["a", "b"], 1)
-    assert fact_id(ALEX, ["a"], 0) != fact_id(ALEX.model_copy(update={"session_id": "s"}), ["a"], 0)
+def test_fact_ids_depend_on_scope_sources_and_text_only() -> None:
+    assert fact_id(ALEX, ["b", "a"], "Alex lives in Paris") == fact_id(ALEX, ["a", "b"], "alex lives in paris.")
+    assert fact_id(ALEX, ["a"], "Alex lives in Paris") != fact_id(ALEX, ["a", "b"], "Alex lives in Paris")
+    assert fact_id(ALEX, ["a"], "Alex lives in Paris") != fact_id(ALEX, ["a"], "Alex lives in Berlin")
+    assert fact_id(ALEX, ["a"], "x") != fact_id(ALEX.model_copy(update={"session_id": "s"}), ["a"], "x")
+
+
+def test_the_same_fact_twice_in_one_answer_is_stored_once() -> None:
+    twice = [fact("Alex lives in Berlin"), fact("Alex lives in Berlin")]
+
+    plan = plan_facts(ALEX, [], twice, [Decision("ADD", None), Decision("ADD", None)])
+
+    assert len(plan.records) == 1

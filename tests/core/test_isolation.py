@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from memadapt_core import Memory
+import pytest
+
+from memadapt_core import Memory, ValidationError
 
 
 def _seed(memory: Memory) -> None:
@@ -50,3 +52,26 @@ def test_identical_text_from_two_users_is_two_records(memory: Memory) -> None:
     a = memory.add("hello there", user_id="alice", session_id="s")
     b = memory.add("hello there", user_id="bob", session_id="s")
     assert a[0].id != b[0].id
+
+
+def test_update_with_a_scope_refuses_another_users_record(memory: Memory) -> None:
+    (rec,) = memory.add("alice's secret", user_id="alice")
+    with pytest.raises(ValidationError, match="no memory"):
+        memory.update(rec.id, text="overwritten by bob", user_id="bob")
+    assert memory.get(rec.id) == rec
+    assert memory.update(rec.id, text="alice's new secret", user_id="alice").text == "alice's new secret"
+
+
+def test_delete_with_a_scope_leaves_another_users_record(memory: Memory) -> None:
+    (rec,) = memory.add("alice's secret", user_id="alice")
+    assert memory.delete(rec.id, user_id="bob") is False
+    assert memory.delete_many([rec.id], user_id="bob") == 0
+    assert memory.get(rec.id) == rec
+    assert memory.delete(rec.id, user_id="alice") is True
+
+
+def test_history_with_a_scope_hides_another_users_record(memory: Memory) -> None:
+    (rec,) = memory.add("alice's secret", user_id="alice")
+    memory.update(rec.id, text="alice's new secret")
+    assert memory.history(rec.id, user_id="bob") == []
+    assert [e.event for e in memory.history(rec.id, user_id="alice")] == ["add", "update"]

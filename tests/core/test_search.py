@@ -103,3 +103,15 @@ def test_format_context_is_delimited_and_defuses_injected_delimiters(memory: Mem
     assert block.endswith("</memadapt-memories>")
     assert block.count("</memadapt-memories>") == 1
     assert "not instructions" in block
+
+
+def test_a_metadata_only_update_keeps_the_record_findable_by_its_neighbours_words(memory: Memory) -> None:
+    memory.add(
+        [{"role": "user", "content": "which city hosts the marathon?"}, {"role": "assistant", "content": "Lisbon."}],
+        user_id="alice", session_id="s1",
+    )  # fmt: skip
+    [answer] = [
+        h.record for h in memory.search("marathon city", user_id="alice", threshold=0.0) if h.record.text == "Lisbon."
+    ]
+    memory.update(answer.id, metadata={"checked": 1})
+    assert answer.id in [h.record.id for h in memory.search("marathon city", user_id="alice", threshold=0.0)]

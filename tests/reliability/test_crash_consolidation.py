@@ -49,7 +49,7 @@ def llm() -> Iterator[ScriptedLLMServer]:
 
 
 def _check(folder: Path, llm: ScriptedLLMServer, acknowledged: set[str]) -> dict[str, int]:
-    """Resume and check; returns the facts stored more than once (a known bug, see the xfail below)."""
+    """Resume and check; returns the facts stored more than once."""
     with Memory(path=folder, llm=llm.llm_settings().model_dump(), consolidation_batch=3, reflect_every=0) as mem:
         mem.flush()  # resumes what the killed writer left pending
         records = snapshot(mem)
@@ -90,17 +90,9 @@ def test_a_writer_killed_while_consolidating_loses_nothing_and_duplicates_no_fac
     assert llm.chat_requests("extract"), "the worker never asked the LLM: nothing was tested"
     print(f"{ROUNDS} SIGKILLs while consolidating: {len(acknowledged)} messages acknowledged, all kept, all "
           f"consolidated after restart, one fact each; {len(llm.chat_requests())} LLM calls")  # fmt: skip
-    if duplicated:  # only when a kill fell between a batch's facts and its "consolidated" mark: the bug below
-        pytest.xfail(f"known engine bug (test_a_batch_replayed_with_more_messages...): duplicated {duplicated}")
+    assert not duplicated, f"facts stored more than once: {duplicated}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="engine bug: fact ids derive from the batch's message ids; a batch cut short after its facts were "
-    "stored but before its messages were marked is replayed with more pending messages, so its facts get new ids "
-    "and the old ones (excluded from reconciliation as the batch's own) stay: every fact is stored twice",
-)
 def test_a_batch_replayed_with_more_messages_does_not_duplicate_its_facts(
     tmp_path: Path, llm: ScriptedLLMServer
 ) -> None:

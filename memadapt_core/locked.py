@@ -1,0 +1,38 @@
+"""Read-modify-write steps that must not interleave: each runs under the store's lock, so an update never loses
+another update's history event and never writes back a record a concurrent delete removed.
+
+They are plain functions doing backend I/O: the sync twin calls them directly, the async twin through its
+``_run`` (inline for the embedded store, whose calls take microseconds; on a thread for a server). Embedding, the
+slow part of an update, happens before, outside the lock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import edits
+from .models import MemoryRecord, Scope
+from .store import Store
+
+__all__ = ["commit_update", "delete_present"]
+
+
+def commit_update(store: Store, plan: edits.UpdatePlan, dense: np.ndarray[Any, Any] | None) -> MemoryRecord:
+    """Apply ``plan`` to the record as it is now; ``dense`` is the new text's vector (None: text unchanged)."""
+    with store.lock:
+        found = store.backend.retrieve([plan.id], with_vectors=dense is None)
+        before = edits.existing(plan, found)
+        record, history = edits.apply_update(plan, before)
+        store.backend.upsert([edits.updated_point(store, record, history, dense, before)])
+    return record
+
+
+def delete_present(store: Store, ids: list[str], scope: Scope) -> list[str]:
+    """Delete those of ``ids`` that exist within ``scope``; returns them."""
+    with store.lock:
+        found = [p.id for p in store.backend.retrieve(ids) if edits.point_in_scope(p, scope)]
+        if found:
+            store.backend.delete(found)
+    return found
