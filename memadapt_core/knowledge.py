@@ -56,6 +56,11 @@ def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = Non
     )
 
 
+def unreflected_filter(scope: Scope) -> FilterSpec:
+    """Valid facts of exactly ``scope`` no reflection has taken (``consolidated`` not set)."""
+    return operations.scope_filter(scope, kinds=("fact",), valid_only=True, consolidated=False, exact_scope=True)
+
+
 def scopes_of(points: list[StoredPoint], limit: int) -> list[Scope]:
     found: dict[Scope, None] = {}
     for p in points:
@@ -160,6 +165,9 @@ class SyncEngineStore:
         points = self._s.backend.scroll(facts_filter(scope, "insight", fact_ids), _PENDING_PAGE)
         return [record_from_payload(p.id, p.payload) for p in points]
 
+    def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
+        return [p.id for p in self._s.backend.scroll(unreflected_filter(scope), limit)]
+
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
         applied = prepare_apply(plan, s.backend.retrieve(plan.changed_ids))
@@ -201,6 +209,9 @@ class AsyncEngineStore:
     async def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]:
         points = await self._run(self._s.backend.scroll, facts_filter(scope, "insight", fact_ids), _PENDING_PAGE)
         return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
+        return [p.id for p in await self._run(self._s.backend.scroll, unreflected_filter(scope), limit)]
 
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s

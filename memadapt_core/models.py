@@ -74,7 +74,7 @@ class MemoryRecord(BaseModel):
     supersedes: str | None = None
     superseded_by: str | None = None
     hash: str = ""
-    consolidated: bool = False
+    consolidated: bool = False  # a message: its facts are extracted; a fact: a reflection has taken it
     metadata: dict[str, JSON] = Field(default_factory=dict)
 
     @property

@@ -56,7 +56,7 @@ class FilterSpec:
     observed_from: datetime | None = None  # inclusive
     observed_to: datetime | None = None  # exclusive
     valid_at: datetime | None = None  # "as of": valid_from <= t and (valid_to empty or valid_to > t)
-    consolidated: bool | None = None
+    consolidated: bool | None = None  # True: marked 1; False: not marked (0 or absent)
     external_id: str | None = None
     hash: str | None = None
     metadata: tuple[MetaCondition, ...] = ()

@@ -189,8 +189,10 @@ class QdrantClientBackend:
                     ]
                 )
             )
-        if flt.consolidated is not None:
-            must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=int(flt.consolidated))))
+        if flt.consolidated:
+            must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
+        elif flt.consolidated is not None:  # not marked: 0, or absent (facts no reflection has taken)
+            must_not.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
         for cond in flt.metadata:
             key = f"metadata.{cond.key}"
             if cond.op == "eq":

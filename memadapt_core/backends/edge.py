@@ -230,8 +230,10 @@ class EdgeBackend:
                     ]
                 )
             )
-        if flt.consolidated is not None:
-            must.append(qe.FieldCondition("consolidated", match=qe.MatchValue(int(flt.consolidated))))
+        if flt.consolidated:
+            must.append(qe.FieldCondition("consolidated", match=qe.MatchValue(1)))
+        elif flt.consolidated is not None:  # not marked: 0, or absent (facts no reflection has taken)
+            must_not.append(qe.FieldCondition("consolidated", match=qe.MatchValue(1)))
         for cond in flt.metadata:
             key = f"metadata.{cond.key}"
             if cond.op == "eq":

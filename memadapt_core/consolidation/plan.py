@@ -73,7 +73,7 @@ class ConsolidationPlan(BaseModel):
     records: list[NewRecord] = Field(default_factory=list)
     supersessions: list[Supersession] = Field(default_factory=list)
     invalidations: list[Invalidation] = Field(default_factory=list)
-    consolidated_ids: list[str] = Field(default_factory=list)
+    consolidated_ids: list[str] = Field(default_factory=list)  # messages extracted, or facts reflected
 
     @property
     def changed_ids(self) -> list[str]:

@@ -34,6 +34,7 @@ __all__ = [
     "assemble_reflection",
     "build_reflection",
     "cited_ids",
+    "taken",
     "worth_reflecting",
 ]
 
@@ -158,12 +159,27 @@ def build_reflection(
 
 
 class ReflectionTracker:
-    """Per scope: facts added since the last reflection, and facts that ended since (thread-safe)."""
+    """Per scope: facts added since the last reflection, and facts that ended since (thread-safe).
+
+    New facts are also in the store (not ``consolidated`` until a reflection takes them): the first time a worker
+    meets a scope it ``seed``s from there, so a restart does not forget facts a reflection has not taken yet."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._new: dict[Scope, list[str]] = {}
         self._ended: dict[Scope, list[str]] = {}
+        self._seeded: set[Scope] = set()
+
+    def needs_seed(self, scope: Scope) -> bool:
+        with self._lock:
+            return scope not in self._seeded
+
+    def seed(self, scope: Scope, fact_ids: Collection[str]) -> None:
+        """Add the store's unreflected facts of ``scope`` (once per scope and worker)."""
+        with self._lock:
+            self._seeded.add(scope)
+            known = self._new.setdefault(scope, [])
+            known.extend(i for i in fact_ids if i not in set(known))
 
     def note(self, plan: ConsolidationPlan) -> None:
         """Count what a fact plan added and ended."""
@@ -187,6 +203,12 @@ class ReflectionTracker:
                 self._new.setdefault(scope, []).extend(new_ids)
             if ended_ids:
                 self._ended.setdefault(scope, []).extend(ended_ids)
+
+
+def taken(scope: Scope, fact_ids: list[str], plan: ConsolidationPlan | None = None) -> ConsolidationPlan:
+    """``plan`` (or nothing) that also marks ``fact_ids`` consolidated: a reflection has taken them."""
+    base = plan or ConsolidationPlan(scope=scope)
+    return base.model_copy(update={"consolidated_ids": [*base.consolidated_ids, *fact_ids]})
 
 
 def assemble_reflection(

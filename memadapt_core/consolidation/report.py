@@ -21,9 +21,11 @@ class ConsolidationReport:
     skipped_reflections: int = 0
 
     @classmethod
-    def of(cls, plan: ConsolidationPlan, *, dropped: int = 0, skipped: bool = False) -> ConsolidationReport:
+    def of(
+        cls, plan: ConsolidationPlan, *, dropped: int = 0, skipped: bool = False, reflection: bool = False
+    ) -> ConsolidationReport:
         return cls(
-            messages=len(plan.consolidated_ids),
+            messages=0 if reflection else len(plan.consolidated_ids),  # a reflection marks facts, not messages
             facts=sum(r.kind == "fact" for r in plan.records),
             superseded=len(plan.supersessions),
             invalidated=len(plan.invalidations),

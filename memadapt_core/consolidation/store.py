@@ -37,6 +37,12 @@ class ConsolidationStore(Protocol):
         """The valid insights of this scope whose ``source_ids`` include any of ``fact_ids``."""
         ...
 
+    async def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
+        """Ids of the valid facts of exactly this scope that no reflection has taken (not ``consolidated``).
+
+        The worker counts new facts per scope to know when to reflect; after a restart it starts from these."""
+        ...
+
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         """Carry out ``plan`` and return the records it created.
 
@@ -59,5 +65,7 @@ class SyncConsolidationStore(Protocol):
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]: ...
 
     def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]: ...
+
+    def unreflected_facts(self, scope: Scope, limit: int) -> list[str]: ...
 
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]: ...

@@ -18,6 +18,7 @@ from memadapt_core.consolidation.reflection import (
     Reflection,
     assemble_reflection,
     cited_ids,
+    taken,
     worth_reflecting,
 )
 from memadapt_core.consolidation.report import ConsolidationReport
@@ -172,6 +173,8 @@ class SyncConsolidationWorker(WorkerBase):
                 raise StoreError(msg)
             done.update(m.id for m in messages)
             report += self._batch(scope, messages)
+            if self.options.reflect_every and self._tracker.needs_seed(scope):
+                self._tracker.seed(scope, self._store.unreflected_facts(scope, self.options.reflect_max_facts))
             if self._tracker.due(scope, self.options.reflect_every):
                 report += self._reflect(scope)
         return report
@@ -208,12 +211,13 @@ class SyncConsolidationWorker(WorkerBase):
             self._check_stopping()
         except MalformedAnswerError as exc:
             log.warning("skipping a reflection of %s: the LLM's answers never fit: %s", scope, exc)
+            self._store.apply(taken(scope, new_ids))  # not offered again, as when the answers fit
             return self._count(ConsolidationReport(skipped_reflections=1))
         except BaseException:
             self._tracker.give_back(scope, new_ids, ended_ids)
             raise
-        self._store.apply(plan)
-        return self._count(ConsolidationReport.of(plan))
+        self._store.apply(taken(scope, new_ids, plan))  # the facts are marked last: a crash before offers them again
+        return self._count(ConsolidationReport.of(plan, reflection=True))
 
     def _gather(self, scope: Scope, new_ids: list[str], ended_ids: list[str]) -> Reflection | None:
         insights = self._store.insights_citing([*new_ids, *ended_ids], scope)

@@ -21,6 +21,7 @@ from memadapt_core.consolidation.reflection import (
     Reflection,
     assemble_reflection,
     cited_ids,
+    taken,
     worth_reflecting,
 )
 from memadapt_core.consolidation.report import ConsolidationReport
@@ -162,6 +163,8 @@ class ConsolidationWorker(WorkerBase):
                 raise StoreError(msg)
             done.update(m.id for m in messages)
             report += await self._batch(scope, messages)
+            if self.options.reflect_every and self._tracker.needs_seed(scope):
+                self._tracker.seed(scope, await self._store.unreflected_facts(scope, self.options.reflect_max_facts))
             if self._tracker.due(scope, self.options.reflect_every):
                 report += await self._reflect(scope)
         return report
@@ -195,12 +198,13 @@ class ConsolidationWorker(WorkerBase):
             plan = await self._llm.complete_json("reflect", reflection.messages, reflection.parse)
         except MalformedAnswerError as exc:
             log.warning("skipping a reflection of %s: the LLM's answers never fit: %s", scope, exc)
+            await self._apply(taken(scope, new_ids))  # not offered again, as when the answers fit
             return self._count(ConsolidationReport(skipped_reflections=1))
         except BaseException:
             self._tracker.give_back(scope, new_ids, ended_ids)
             raise
-        await self._apply(plan)
-        return self._count(ConsolidationReport.of(plan))
+        await self._apply(taken(scope, new_ids, plan))  # the facts are marked last: a crash before offers them again
+        return self._count(ConsolidationReport.of(plan, reflection=True))
 
     async def _gather(self, scope: Scope, new_ids: list[str], ended_ids: list[str]) -> Reflection | None:
         insights = await self._store.insights_citing([*new_ids, *ended_ids], scope)

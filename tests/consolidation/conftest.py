@@ -130,6 +130,9 @@ class DictStore:
         wanted = set(fact_ids)
         return [r for r in self.of(scope, "insight", valid_only=True) if wanted & set(r.source_ids)]
 
+    def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
+        return [r.id for r in self.of(scope, "fact", valid_only=True) if not r.consolidated][:limit]
+
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         if self.fail_applies:
             self.fail_applies -= 1
@@ -155,8 +158,8 @@ class DictStore:
         if self.crash_before_marking:
             self.crash_before_marking -= 1
             raise StoreError("test double: crashed before marking the messages")
-        for message_id in plan.consolidated_ids:
-            self.records[message_id] = self.records[message_id].model_copy(update={"consolidated": True})
+        for record_id in plan.consolidated_ids:  # messages extracted, or facts reflected
+            self.records[record_id] = self.records[record_id].model_copy(update={"consolidated": True})
         return created
 
     def _end(self, record_id: str, at: datetime, by: str | None) -> None:
@@ -186,6 +189,9 @@ class AsyncDictStore:
 
     async def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]:
         return self.sync.insights_citing(fact_ids, scope)
+
+    async def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
+        return self.sync.unreflected_facts(scope, limit)
 
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         return self.sync.apply(plan)

@@ -128,14 +128,18 @@ def test_taking_the_due_work_forgets_it_until_given_back() -> None:
     assert tracker.due(ALEX, 1)
 
 
-async def test_every_n_new_facts_an_insight_is_drawn_from_them(
-    llm_server: ScriptedLLMServer, llm: AsyncLLMClient, store: DictStore
-) -> None:
+def two_chess_facts_then_an_insight(store: DictStore, llm_server: ScriptedLLMServer) -> None:
     store.add_messages(ALEX, "I play chess every Sunday", "I joined a chess club")
     llm_server.push(
         extracted(("Alex plays chess every Sunday", [0]), ("Alex joined a chess club", [1])),
         {"insights": [{"text": "Alex is a keen chess player", "sources": [0, 1]}]},
     )
+
+
+async def test_every_n_new_facts_an_insight_is_drawn_from_them(
+    llm_server: ScriptedLLMServer, llm: AsyncLLMClient, store: DictStore
+) -> None:
+    two_chess_facts_then_an_insight(store, llm_server)
     worker = reflecting_worker(store, llm, every=2)
 
     await worker.consolidate(ALEX)
@@ -145,6 +149,39 @@ async def test_every_n_new_facts_an_insight_is_drawn_from_them(
     assert sorted(insight.source_ids) == sorted(f.id for f in store.of(ALEX, "fact"))
     shown = llm_server.chat_requests("reflect")[0].payload
     assert sorted(f["text"] for f in shown["facts"]) == ["Alex joined a chess club", "Alex plays chess every Sunday"]
+
+
+async def test_a_new_worker_counts_the_facts_an_earlier_one_left_unreflected(
+    llm_server: ScriptedLLMServer, llm: AsyncLLMClient, store: DictStore
+) -> None:
+    store.add_messages(ALEX, "I play chess every Sunday")
+    llm_server.push(extracted(("Alex plays chess every Sunday", [0])))
+    await reflecting_worker(store, llm, every=2).consolidate(ALEX)
+    store.add_messages(ALEX, "I joined a chess club", start=T0 + timedelta(hours=1))
+    llm_server.push(
+        extracted(("Alex joined a chess club", [0])),
+        decided((0, "ADD", None)),
+        {"insights": [{"text": "Alex is a keen chess player", "sources": [0, 1]}]},
+    )
+
+    await reflecting_worker(store, llm, every=2).consolidate(ALEX)  # a new worker: the process restarted
+
+    [insight] = store.of(ALEX, "insight")
+    assert sorted(insight.source_ids) == sorted(f.id for f in store.of(ALEX, "fact"))
+
+
+async def test_facts_a_reflection_took_are_not_counted_again_by_a_new_worker(
+    llm_server: ScriptedLLMServer, llm: AsyncLLMClient, store: DictStore
+) -> None:
+    two_chess_facts_then_an_insight(store, llm_server)
+    await reflecting_worker(store, llm, every=2).consolidate(ALEX)
+    store.add_messages(ALEX, "I bought a new bike", start=T0 + timedelta(hours=1))
+    llm_server.push(extracted(("Alex bought a new bike", [0])), decided((0, "ADD", None)))
+
+    await reflecting_worker(store, llm, every=2).consolidate(ALEX)
+
+    assert len(llm_server.chat_requests("reflect")) == 1
+    assert all(f.consolidated for f in store.of(ALEX, "fact") if "chess" in f.text)
 
 
 async def test_fewer_than_n_new_facts_reflect_nothing(

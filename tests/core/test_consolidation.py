@@ -204,3 +204,29 @@ def test_a_process_killed_mid_consolidation_resumes_without_duplicates(
         mem.flush()
         assert facts(mem, user_id="alex") == ["Alex lives in Lisbon"]
         assert mem.count(user_id="alex", kinds=["message"]) == 1
+
+
+def _fact_per_message_and_one_insight(request: ChatRequest) -> dict[str, Any]:
+    payload: Any = request.payload if isinstance(request.payload, dict) else {}
+    if request.operation == "extract":
+        return extracted(*((f"Alex: {m['text']}", [m["n"]]) for m in payload["messages"]))
+    if request.operation == "reconcile":
+        return decided(*((f["n"], "ADD", None) for f in payload["new_facts"]))
+    sources = [f["n"] for f in payload["facts"]]
+    return {"insights": [{"text": f"Alex has {len(sources)} known facts", "sources": sources}]}
+
+
+def test_a_reopened_store_reflects_on_facts_the_previous_run_left_unreflected(tmp_path: Path) -> None:
+    with ScriptedLLMServer(responder=_fact_per_message_and_one_insight) as server:
+        settings = {**llm(server), "reflect_every": 2}
+        with Memory(path=tmp_path, **settings) as mem:
+            mem.add(said("I play chess every Sunday", T0), user_id="alex", session_id="s1")
+            mem.flush()
+        with Memory(path=tmp_path, **settings) as mem:  # a new process would start from the store the same way
+            mem.add(said("I joined a chess club", LATER), user_id="alex", session_id="s1")
+            mem.flush()
+            [insight] = mem.list(user_id="alex", kinds=["insight"]).records
+            facts_now = mem.list(user_id="alex", kinds=["fact"]).records
+
+    assert sorted(insight.source_ids) == sorted(f.id for f in facts_now)
+    assert all(f.consolidated for f in facts_now)  # taken by the reflection: not counted again
