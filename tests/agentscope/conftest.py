@@ -1,9 +1,9 @@
-"""A real AgentScope 2.x ``Agent`` on a scripted chat model, and one embedded engine per test."""
+"""A real AgentScope 2.x ``Agent`` on a scripted chat model; the engine is the root conftest's ``amemory``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -15,8 +15,6 @@ from agentscope.middleware import MiddlewareBase
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import ToolBase, Toolkit
 from pydantic import BaseModel
-
-from memadapt_core import AsyncMemory
 
 Step = str | tuple[str, dict[str, Any]]
 """One scripted model answer: a text reply, or a tool call ``(tool name, input)``."""
@@ -47,15 +45,6 @@ class ScriptedModel(ChatModelBase):
 
 
 AgentFactory = Callable[..., tuple[Agent, ScriptedModel]]
-
-
-@pytest.fixture
-async def engine() -> AsyncIterator[AsyncMemory]:
-    amem = AsyncMemory(location=":memory:")
-    try:
-        yield amem
-    finally:
-        await amem.close()
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from agentscope.permission import PermissionBehavior, PermissionContext
 from memadapt_agentscope import MemadaptMiddleware
 
 
-async def test_agent_finds_memories_with_the_search_tool(engine, make_agent, tool_results):
-    await engine.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="agent_control")
+async def test_agent_finds_memories_with_the_search_tool(amemory, make_agent, tool_results):
+    await amemory.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="agent_control")
     steps = [("search_memory", {"keywords": ["favourite colour"]}), "Teal."]
     agent, model = make_agent(mw, steps, tools=await mw.list_tools())
 
@@ -21,44 +21,44 @@ async def test_agent_finds_memories_with_the_search_tool(engine, make_agent, too
     assert "Alice's favourite colour is teal." in result
 
 
-async def test_search_tool_output_is_rendered_by_the_engine(engine):
-    await engine.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
-    [search, _] = await MemadaptMiddleware(engine, user_id="alice", mode="agent_control").list_tools()
+async def test_search_tool_output_is_rendered_by_the_engine(amemory):
+    await amemory.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
+    [search, _] = await MemadaptMiddleware(amemory, user_id="alice", mode="agent_control").list_tools()
 
     chunk = await search(keywords=["favourite colour"])
 
-    expected = engine.format_context("favourite colour", await engine.search("favourite colour", user_id="alice"))
+    expected = amemory.format_context("favourite colour", await amemory.search("favourite colour", user_id="alice"))
     assert chunk.content[0].text == expected
 
 
-async def test_search_tool_merges_keywords_without_repeating_a_memory(engine):
-    await engine.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
-    [search, _] = await MemadaptMiddleware(engine, user_id="alice", mode="agent_control").list_tools()
+async def test_search_tool_merges_keywords_without_repeating_a_memory(amemory):
+    await amemory.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
+    [search, _] = await MemadaptMiddleware(amemory, user_id="alice", mode="agent_control").list_tools()
 
     chunk = await search(keywords=["favourite colour", "teal colour"])
 
     assert chunk.content[0].text.count("Alice's favourite colour is teal.") == 1
 
 
-async def test_search_tool_says_when_nothing_is_found(engine):
-    [search, _] = await MemadaptMiddleware(engine, user_id="alice", mode="agent_control").list_tools()
+async def test_search_tool_says_when_nothing_is_found(amemory):
+    [search, _] = await MemadaptMiddleware(amemory, user_id="alice", mode="agent_control").list_tools()
 
     chunk = await search(keywords=["favourite colour"])
 
     assert chunk.content[0].text == "(no relevant memories found)"
 
 
-async def test_search_tool_only_sees_its_users_memories(engine):
-    await engine.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
-    [search, _] = await MemadaptMiddleware(engine, user_id="bob", mode="agent_control").list_tools()
+async def test_search_tool_only_sees_its_users_memories(amemory):
+    await amemory.add("Alice's favourite colour is teal.", user_id="alice", kind="fact")
+    [search, _] = await MemadaptMiddleware(amemory, user_id="bob", mode="agent_control").list_tools()
 
     chunk = await search(keywords=["favourite colour"])
 
     assert chunk.content[0].text == "(no relevant memories found)"
 
 
-async def test_add_tool_stores_facts_in_the_agents_session(engine, make_agent):
-    mw = MemadaptMiddleware(engine, user_id="alice", agent_id="helper", mode="agent_control")
+async def test_add_tool_stores_facts_in_the_agents_session(amemory, make_agent):
+    mw = MemadaptMiddleware(amemory, user_id="alice", agent_id="helper", mode="agent_control")
     steps = [
         ("add_memory", {"thinking": "a health fact", "content": ["Alice is allergic to peanuts."]}),
         "I will remember that.",
@@ -67,7 +67,7 @@ async def test_add_tool_stores_facts_in_the_agents_session(engine, make_agent):
 
     await agent.reply(UserMsg(name="alice", content="Remember that I am allergic to peanuts."))
 
-    [fact] = (await engine.list(user_id="alice", kinds=["fact"])).records
+    [fact] = (await amemory.list(user_id="alice", kinds=["fact"])).records
     assert (fact.text, fact.agent_id, fact.session_id) == (
         "Alice is allergic to peanuts.",
         "helper",
@@ -75,20 +75,20 @@ async def test_add_tool_stores_facts_in_the_agents_session(engine, make_agent):
     )
 
 
-async def test_agent_control_neither_injects_nor_writes(engine, make_agent, memory_hints):
-    await engine.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="agent_control")
+async def test_agent_control_neither_injects_nor_writes(amemory, make_agent, memory_hints):
+    await amemory.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="agent_control")
     agent, model = make_agent(mw, ["Maybe."], tools=await mw.list_tools())
 
     await agent.reply(UserMsg(name="alice", content="Does Alice keep bees?"))
     await mw.wait_idle()
 
     assert memory_hints(model.calls[0]) == []
-    assert await engine.count(user_id="alice") == 1
+    assert await amemory.count(user_id="alice") == 1
 
 
-async def test_system_prompt_advertises_the_tools(engine, make_agent, system_prompt):
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="agent_control")
+async def test_system_prompt_advertises_the_tools(amemory, make_agent, system_prompt):
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="agent_control")
     agent, model = make_agent(mw, ["Hello."], tools=await mw.list_tools())
 
     await agent.reply(UserMsg(name="alice", content="Hi"))
@@ -99,8 +99,8 @@ async def test_system_prompt_advertises_the_tools(engine, make_agent, system_pro
     assert "`add_memory`" in prompt
 
 
-async def test_model_sees_both_tool_schemas(engine):
-    tools = await MemadaptMiddleware(engine, user_id="alice", mode="agent_control").list_tools()
+async def test_model_sees_both_tool_schemas(amemory):
+    tools = await MemadaptMiddleware(amemory, user_id="alice", mode="agent_control").list_tools()
 
     assert {t.name: sorted(t.input_schema["required"]) for t in tools} == {
         "search_memory": ["keywords"],
@@ -108,8 +108,8 @@ async def test_model_sees_both_tool_schemas(engine):
     }
 
 
-async def test_memory_tools_do_not_ask_the_user(engine):
-    tools = await MemadaptMiddleware(engine, user_id="alice", mode="agent_control").list_tools()
+async def test_memory_tools_do_not_ask_the_user(amemory):
+    tools = await MemadaptMiddleware(amemory, user_id="alice", mode="agent_control").list_tools()
 
     decisions = [await t.check_permissions({}, PermissionContext()) for t in tools]
 

@@ -9,14 +9,14 @@ from agentscope.message import UserMsg
 from memadapt_agentscope import MemadaptMiddleware, memadapt_middleware_factory, memadapt_tools_factory
 
 
-def test_middleware_factory_takes_the_services_three_arguments(engine):
-    factory = memadapt_middleware_factory(engine)
+def test_middleware_factory_takes_the_services_three_arguments(amemory):
+    factory = memadapt_middleware_factory(amemory)
 
     inspect.signature(factory).bind("alice", "helper", "session-1")
 
 
-async def test_middleware_factory_builds_one_middleware_for_the_turns_user_and_agent(engine):
-    factory = memadapt_middleware_factory(engine, mode="static_control")
+async def test_middleware_factory_builds_one_middleware_for_the_turns_user_and_agent(amemory):
+    factory = memadapt_middleware_factory(amemory, mode="static_control")
 
     [mw] = await factory("alice", "helper", "session-1")
 
@@ -24,8 +24,8 @@ async def test_middleware_factory_builds_one_middleware_for_the_turns_user_and_a
     assert (mw.user_id, mw.mode) == ("alice", "static_control")
 
 
-async def test_factory_built_middlewares_share_one_users_memory(engine, make_agent, memory_hints):
-    factory = memadapt_middleware_factory(engine, mode="static_control", background=False)
+async def test_factory_built_middlewares_share_one_users_memory(amemory, make_agent, memory_hints):
+    factory = memadapt_middleware_factory(amemory, mode="static_control", background=False)
     [first] = await factory("alice", "helper", "session-1")
     agent, _ = make_agent(first, ["Noted."])
     await agent.reply(UserMsg(name="alice", content="I am training for the Berlin marathon."))
@@ -38,9 +38,9 @@ async def test_factory_built_middlewares_share_one_users_memory(engine, make_age
     assert "Berlin marathon" in hint
 
 
-async def test_tools_factory_gives_the_memory_tools_of_the_turns_user(engine):
-    await engine.add("Alice keeps bees.", user_id="alice", agent_id="helper", kind="fact")
-    factory = memadapt_tools_factory(engine)
+async def test_tools_factory_gives_the_memory_tools_of_the_turns_user(amemory):
+    await amemory.add("Alice keeps bees.", user_id="alice", agent_id="helper", kind="fact")
+    factory = memadapt_tools_factory(amemory)
 
     search, add = await factory("alice", "helper", "session-1")
     chunk = await search(keywords=["bees"])

@@ -12,8 +12,8 @@ from memadapt_agentscope import MemadaptMiddleware
 from memadapt_core import AsyncMemory, Memory
 
 
-async def test_second_turn_model_input_carries_first_turn_memory(engine, make_agent, memory_hints):
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="static_control")
+async def test_second_turn_model_input_carries_first_turn_memory(amemory, make_agent, memory_hints):
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     agent, model = make_agent(mw, ["Noted, teal it is.", "Your favourite colour is teal."])
 
     await agent.reply(UserMsg(name="alice", content="My favourite colour is teal."))
@@ -25,8 +25,8 @@ async def test_second_turn_model_input_carries_first_turn_memory(engine, make_ag
     assert "My favourite colour is teal." in hint
 
 
-async def test_memory_reaches_a_new_session_of_the_same_user(engine, make_agent, memory_hints):
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="static_control")
+async def test_memory_reaches_a_new_session_of_the_same_user(amemory, make_agent, memory_hints):
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     first, _ = make_agent(mw, ["Noted."])
     await first.reply(UserMsg(name="alice", content="I am training for the Berlin marathon."))
     await mw.wait_idle()
@@ -39,20 +39,20 @@ async def test_memory_reaches_a_new_session_of_the_same_user(engine, make_agent,
     assert "Berlin marathon" in hint
 
 
-async def test_injected_memories_are_rendered_by_the_engine(engine, make_agent, memory_hints):
-    await engine.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
+async def test_injected_memories_are_rendered_by_the_engine(amemory, make_agent, memory_hints):
+    await amemory.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
     query = "Does Alice keep bees?"
-    expected = engine.format_context(query, await engine.search(query, user_id="alice", limit=5))
-    agent, model = make_agent(MemadaptMiddleware(engine, user_id="alice", mode="static_control"), ["Yes."])
+    expected = amemory.format_context(query, await amemory.search(query, user_id="alice", limit=5))
+    agent, model = make_agent(MemadaptMiddleware(amemory, user_id="alice", mode="static_control"), ["Yes."])
 
     await agent.reply(UserMsg(name="alice", content=query))
 
     assert memory_hints(model.calls[0]) == [expected]
 
 
-async def test_memory_note_follows_the_user_message_in_context(engine, make_agent):
-    await engine.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
-    agent, _ = make_agent(MemadaptMiddleware(engine, user_id="alice", mode="static_control"), ["Yes."])
+async def test_memory_note_follows_the_user_message_in_context(amemory, make_agent):
+    await amemory.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
+    agent, _ = make_agent(MemadaptMiddleware(amemory, user_id="alice", mode="static_control"), ["Yes."])
 
     await agent.reply(UserMsg(name="alice", content="Does Alice keep bees?"))
 
@@ -60,15 +60,15 @@ async def test_memory_note_follows_the_user_message_in_context(engine, make_agen
     assert (user.role, note.role, note.name) == ("user", "assistant", "memory")
 
 
-async def test_exchange_is_stored_after_the_final_reply(engine, make_agent):
-    mw = MemadaptMiddleware(engine, user_id="alice", agent_id="helper", mode="static_control")
+async def test_exchange_is_stored_after_the_final_reply(amemory, make_agent):
+    mw = MemadaptMiddleware(amemory, user_id="alice", agent_id="helper", mode="static_control")
     agent, _ = make_agent(mw, ["Rome is lovely in spring."])
     question = UserMsg(name="alice", content="Where should I travel in April?")
 
     reply = await agent.reply(question)
     await mw.wait_idle()
 
-    page = await engine.list(user_id="alice")
+    page = await amemory.list(user_id="alice")
     stored = [(r.role, r.name, r.text, r.external_id) for r in page.records]
     assert stored == [
         ("user", "alice", "Where should I travel in April?", question.id),
@@ -77,17 +77,17 @@ async def test_exchange_is_stored_after_the_final_reply(engine, make_agent):
     assert {(r.agent_id, r.session_id) for r in page.records} == {("helper", agent.state.session_id)}
 
 
-async def test_write_is_awaited_inline_when_background_is_false(engine, make_agent):
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="static_control", background=False)
+async def test_write_is_awaited_inline_when_background_is_false(amemory, make_agent):
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", background=False)
     agent, _ = make_agent(mw, ["Noted."])
 
     await agent.reply(UserMsg(name="alice", content="My cat is called Miso."))
 
-    assert await engine.count(user_id="alice") == 2
+    assert await amemory.count(user_id="alice") == 2
 
 
-async def test_exchange_is_stored_when_the_consumer_stops_at_the_final_message(engine, make_agent):
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="static_control", background=False)
+async def test_exchange_is_stored_when_the_consumer_stops_at_the_final_message(amemory, make_agent):
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", background=False)
     agent, _ = make_agent(mw, ["Noted."])
 
     async with aclosing(
@@ -98,35 +98,35 @@ async def test_exchange_is_stored_when_the_consumer_stops_at_the_final_message(e
                 break
 
     async with asyncio.timeout(10):  # the event loop finalises the dropped reply generators, task by task
-        while await engine.count(user_id="alice") < 2:  # noqa: ASYNC110 - no event to wait on inside the engine
+        while await amemory.count(user_id="alice") < 2:  # noqa: ASYNC110 - no event to wait on inside the engine
             await asyncio.sleep(0.01)
 
 
-async def test_unrelated_question_injects_nothing(engine, make_agent, memory_hints):
-    await engine.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
-    agent, model = make_agent(MemadaptMiddleware(engine, user_id="alice", mode="static_control"), ["4."])
+async def test_unrelated_question_injects_nothing(amemory, make_agent, memory_hints):
+    await amemory.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
+    agent, model = make_agent(MemadaptMiddleware(amemory, user_id="alice", mode="static_control"), ["4."])
 
     await agent.reply(UserMsg(name="alice", content="What is two plus two?"))
 
     assert memory_hints(model.calls[0]) == []
 
 
-async def test_nothing_leaks_across_users(engine, make_agent, memory_hints):
-    alice = MemadaptMiddleware(engine, user_id="alice", mode="static_control")
+async def test_nothing_leaks_across_users(amemory, make_agent, memory_hints):
+    alice = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     agent, _ = make_agent(alice, ["Noted."])
     await agent.reply(UserMsg(name="alice", content="My favourite colour is teal."))
     await alice.wait_idle()
 
-    bob = MemadaptMiddleware(engine, user_id="bob", mode="static_control")
+    bob = MemadaptMiddleware(amemory, user_id="bob", mode="static_control")
     agent, model = make_agent(bob, ["I don't know yet."])
     await agent.reply(UserMsg(name="bob", content="What is my favourite colour?"))
 
     assert memory_hints(model.calls[0]) == []
 
 
-async def test_search_is_scoped_to_the_agent_by_default(engine, make_agent, memory_hints):
-    await engine.add("The user's favourite colour is teal.", user_id="alice", agent_id="other", kind="fact")
-    mw = MemadaptMiddleware(engine, user_id="alice", agent_id="helper", mode="static_control")
+async def test_search_is_scoped_to_the_agent_by_default(amemory, make_agent, memory_hints):
+    await amemory.add("The user's favourite colour is teal.", user_id="alice", agent_id="other", kind="fact")
+    mw = MemadaptMiddleware(amemory, user_id="alice", agent_id="helper", mode="static_control")
     agent, model = make_agent(mw, ["I don't know."])
 
     await agent.reply(UserMsg(name="alice", content="What is my favourite colour?"))
@@ -134,10 +134,10 @@ async def test_search_is_scoped_to_the_agent_by_default(engine, make_agent, memo
     assert memory_hints(model.calls[0]) == []
 
 
-async def test_agents_can_share_a_users_memories(engine, make_agent, memory_hints):
-    await engine.add("The user's favourite colour is teal.", user_id="alice", agent_id="other", kind="fact")
+async def test_agents_can_share_a_users_memories(amemory, make_agent, memory_hints):
+    await amemory.add("The user's favourite colour is teal.", user_id="alice", agent_id="other", kind="fact")
     mw = MemadaptMiddleware(
-        engine, user_id="alice", agent_id="helper", mode="static_control", scope_search_by_agent=False
+        amemory, user_id="alice", agent_id="helper", mode="static_control", scope_search_by_agent=False
     )
     agent, model = make_agent(mw, ["Teal."])
 
@@ -147,8 +147,8 @@ async def test_agents_can_share_a_users_memories(engine, make_agent, memory_hint
     assert "teal" in hint
 
 
-async def test_static_control_offers_no_tools_and_keeps_the_system_prompt(engine, make_agent, system_prompt):
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="static_control")
+async def test_static_control_offers_no_tools_and_keeps_the_system_prompt(amemory, make_agent, system_prompt):
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     agent, model = make_agent(mw, ["Hello."])
 
     await agent.reply(UserMsg(name="alice", content="Hi"))
@@ -157,9 +157,9 @@ async def test_static_control_offers_no_tools_and_keeps_the_system_prompt(engine
     assert system_prompt(model.calls[0]) == "You are a helpful assistant."
 
 
-async def test_both_mode_injects_memories_and_offers_tools(engine, make_agent, memory_hints):
-    await engine.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="both")
+async def test_both_mode_injects_memories_and_offers_tools(amemory, make_agent, memory_hints):
+    await amemory.add("Alice keeps bees in her garden.", user_id="alice", kind="fact")
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="both")
     agent, model = make_agent(mw, ["Yes."], tools=await mw.list_tools())
 
     await agent.reply(UserMsg(name="alice", content="Does Alice keep bees?"))
@@ -179,9 +179,9 @@ async def test_a_sync_memory_is_used_through_its_async_view(make_agent, memory_h
 
 
 async def test_reply_survives_a_memory_that_fails(make_agent, memory_hints):
-    engine = AsyncMemory(location=":memory:")
-    await engine.close()
-    mw = MemadaptMiddleware(engine, user_id="alice", mode="static_control", background=False)
+    amemory = AsyncMemory(location=":memory:")
+    await amemory.close()
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", background=False)
     agent, model = make_agent(mw, ["Hello anyway."])
 
     reply = await agent.reply(UserMsg(name="alice", content="Hi there"))
@@ -191,11 +191,11 @@ async def test_reply_survives_a_memory_that_fails(make_agent, memory_hints):
 
 
 @pytest.mark.parametrize("user_id", ["", "   "])
-def test_a_user_id_is_required(engine, user_id):
+def test_a_user_id_is_required(amemory, user_id):
     with pytest.raises(ValueError, match="user_id"):
-        MemadaptMiddleware(engine, user_id=user_id)
+        MemadaptMiddleware(amemory, user_id=user_id)
 
 
-def test_an_unknown_mode_is_refused(engine):
+def test_an_unknown_mode_is_refused(amemory):
     with pytest.raises(ValueError, match="static_control"):
-        MemadaptMiddleware(engine, user_id="alice", mode="always")  # type: ignore[arg-type]
+        MemadaptMiddleware(amemory, user_id="alice", mode="always")  # type: ignore[arg-type]

@@ -21,9 +21,9 @@ def test_the_runtime_is_absent_from_this_environment():
         import agentscope_runtime  # noqa: F401
 
 
-async def test_dict_messages_come_back_equal_to_those_stored(engine):
+async def test_dict_messages_come_back_equal_to_those_stored(amemory):
     stored = message("I love hiking in the Alps", "msg-1") | {"metadata": {"source": "chat"}}
-    async with MemadaptMemoryService(engine) as service:
+    async with MemadaptMemoryService(amemory) as service:
         await service.add_memory("alice", [stored], session_id="s1")
 
         found = await service.search_memory("alice", [message("hiking", "q")])
@@ -31,8 +31,8 @@ async def test_dict_messages_come_back_equal_to_those_stored(engine):
     assert found == [stored]
 
 
-async def test_calls_before_start_raise_like_the_runtimes_services(engine):
-    service = MemadaptMemoryService(engine)
+async def test_calls_before_start_raise_like_the_runtimes_services(amemory):
+    service = MemadaptMemoryService(amemory)
 
     with pytest.raises(RuntimeError, match="Service not started"):
         await service.list_memory("alice")

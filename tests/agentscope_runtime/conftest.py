@@ -1,9 +1,10 @@
 """The agentscope-runtime environment: agentscope-runtime 1.0.5.post1 on AgentScope 1.x (see
-requirements/agentscope-runtime.txt). A scripted AgentScope 1.x chat model and one embedded engine per test."""
+requirements/agentscope-runtime.txt). A scripted AgentScope 1.x chat model; the engine is the root
+conftest's ``amemory``."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -15,7 +16,6 @@ from agentscope.model import ChatModelBase, ChatResponse
 from agentscope_runtime.engine.schemas.agent_schemas import Message, TextContent
 
 import memadapt_agentscope  # noqa: F401  (before any test imports the runtime's memory services: see _runtime.py)
-from memadapt_core import AsyncMemory
 
 Step = str | tuple[str, dict[str, Any]]
 """One scripted model answer: a text reply, or a tool call ``(tool name, input)``."""
@@ -53,15 +53,6 @@ def prompt_text(prompt: list[dict[str, Any]]) -> str:
 
 
 AgentFactory = Callable[..., tuple[ReActAgent, ScriptedModel]]
-
-
-@pytest.fixture
-async def engine() -> AsyncIterator[AsyncMemory]:
-    amem = AsyncMemory(location=":memory:")
-    try:
-        yield amem
-    finally:
-        await amem.close()
 
 
 @pytest.fixture

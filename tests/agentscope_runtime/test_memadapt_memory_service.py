@@ -17,13 +17,13 @@ from memadapt_core import AsyncMemory, ValidationError
 
 
 @pytest.fixture
-async def service(engine):
-    async with MemadaptMemoryService(engine) as started:
+async def service(amemory):
+    async with MemadaptMemoryService(amemory) as started:
         yield started
 
 
-def test_it_is_a_runtime_memory_service(engine):
-    assert isinstance(MemadaptMemoryService(engine), MemoryService)
+def test_it_is_a_runtime_memory_service(amemory):
+    assert isinstance(MemadaptMemoryService(amemory), MemoryService)
 
 
 def test_importing_it_prints_no_runtime_deprecation_notice():
@@ -38,22 +38,22 @@ def test_importing_it_prints_no_runtime_deprecation_notice():
     assert done.stderr == ""
 
 
-async def test_a_message_sent_twice_is_stored_once(service, engine, message):
+async def test_a_message_sent_twice_is_stored_once(service, amemory, message):
     hello = message("I love hiking in the mountains")
 
     await service.add_memory("alice", [hello], session_id="s1")
     await service.add_memory("alice", [hello], session_id="s1")
 
-    assert await engine.count(user_id="alice") == 1
+    assert await amemory.count(user_id="alice") == 1
 
 
-async def test_a_message_resent_with_a_fresh_id_but_the_same_original_id_is_stored_once(service, engine):
+async def test_a_message_resent_with_a_fresh_id_but_the_same_original_id_is_stored_once(service, amemory):
     said = Msg("alice", "I love hiking in the mountains", "user")
 
     for _ in range(3):  # the runtime's AgentScope adapter converts (with fresh ids) on every call
         await service.add_memory("alice", agentscope_msg_to_message([said, said]), session_id="s1")
 
-    [record] = (await engine.list(user_id="alice")).records
+    [record] = (await amemory.list(user_id="alice")).records
     assert record.external_id == said.id
 
 
@@ -76,33 +76,33 @@ async def test_each_text_part_of_one_agentscope_message_is_kept(service, message
     assert texts == ["Lisbon is sunny.", "Pack sunscreen."]
 
 
-async def test_reasoning_and_tool_messages_are_not_stored(service, engine):
+async def test_reasoning_and_tool_messages_are_not_stored(service, amemory):
     said = Msg("Friday", [ThinkingBlock(type="thinking", thinking="the user may travel")], "assistant")
 
     await service.add_memory("alice", agentscope_msg_to_message(said), session_id="s1")
 
-    assert await engine.count(user_id="alice") == 0
+    assert await amemory.count(user_id="alice") == 0
 
 
-async def test_the_agents_own_retrieved_memory_note_is_not_stored_again(service, engine):
+async def test_the_agents_own_retrieved_memory_note_is_not_stored_again(service, amemory):
     note = Msg("long_term_memory", "<long_term_memory>I love hiking</long_term_memory>", "user")
 
     await service.add_memory("alice", agentscope_msg_to_message(note), session_id="s1")
 
-    assert await engine.count(user_id="alice") == 0
+    assert await amemory.count(user_id="alice") == 0
 
 
-async def test_stored_messages_keep_role_and_sender(service, engine):
+async def test_stored_messages_keep_role_and_sender(service, amemory):
     said = Msg("Friday", "Rome is lovely in spring.", "assistant")
 
     await service.add_memory("alice", agentscope_msg_to_message(said), session_id="s1")
 
-    [record] = (await engine.list(user_id="alice")).records
+    [record] = (await amemory.list(user_id="alice")).records
     assert (record.role, record.name, record.session_id, record.kind) == ("assistant", "Friday", "s1", "message")
 
 
-async def test_memories_stored_by_others_come_back_as_text_messages(service, engine, message):
-    [fact] = await engine.add("Alice is allergic to peanuts.", user_id="alice", kind="fact")
+async def test_memories_stored_by_others_come_back_as_text_messages(service, amemory, message):
+    [fact] = await amemory.add("Alice is allergic to peanuts.", user_id="alice", kind="fact")
 
     [found] = await service.search_memory("alice", [message("peanuts allergy")])
 
@@ -113,10 +113,10 @@ async def test_memories_stored_by_others_come_back_as_text_messages(service, eng
     }
 
 
-async def test_an_agent_id_keeps_applications_apart(engine, message):
+async def test_an_agent_id_keeps_applications_apart(amemory, message):
     async with (
-        MemadaptMemoryService(engine, agent_id="app-a") as a,
-        MemadaptMemoryService(engine, agent_id="app-b") as b,
+        MemadaptMemoryService(amemory, agent_id="app-a") as a,
+        MemadaptMemoryService(amemory, agent_id="app-b") as b,
     ):
         await a.add_memory("alice", [message("I love hiking in the mountains")], session_id="s1")
 
@@ -129,11 +129,11 @@ async def test_something_that_is_not_a_message_is_refused(service):
         await service.add_memory("alice", [42], session_id="s1")
 
 
-async def test_stop_leaves_an_engine_it_was_given_open(engine, message):
-    async with MemadaptMemoryService(engine) as service:
+async def test_stop_leaves_an_engine_it_was_given_open(amemory, message):
+    async with MemadaptMemoryService(amemory) as service:
         await service.add_memory("alice", [message("I love hiking")], session_id="s1")
 
-    assert await engine.count(user_id="alice") == 1
+    assert await amemory.count(user_id="alice") == 1
 
 
 async def test_deep_pages_are_reached_past_the_engines_page_limit(message):

@@ -196,8 +196,8 @@ class MemoryServiceBehaviour:
 
 class TestMemadaptMemoryService(MemoryServiceBehaviour):
     @pytest.fixture
-    def make_service(self, engine: AsyncMemory) -> ServiceFactory:
-        return lambda: MemadaptMemoryService(engine)
+    def make_service(self, amemory: AsyncMemory) -> ServiceFactory:
+        return lambda: MemadaptMemoryService(amemory)
 
 
 class TestInMemoryMemoryService(MemoryServiceBehaviour):

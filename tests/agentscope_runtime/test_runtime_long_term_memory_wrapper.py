@@ -9,8 +9,8 @@ from agentscope_runtime.adapters.agentscope.long_term_memory import AgentScopeLo
 from memadapt_agentscope import MemadaptMemoryService
 
 
-async def test_two_turns_store_each_message_once(engine, make_agent):
-    async with MemadaptMemoryService(engine) as service:
+async def test_two_turns_store_each_message_once(amemory, make_agent):
+    async with MemadaptMemoryService(amemory) as service:
         agent, _ = make_agent(
             AgentScopeLongTermMemory(service, user_id="alice", session_id="s1"),
             ["Noted, teal it is.", "You like teal."],
@@ -20,7 +20,7 @@ async def test_two_turns_store_each_message_once(engine, make_agent):
         second = Msg("alice", "Which colour do I like?", "user")
         second_reply = await agent(second)
 
-    records = (await engine.list(user_id="alice")).records
+    records = (await amemory.list(user_id="alice")).records
     assert [(r.external_id, r.text) for r in records] == [
         (first.id, "My favourite colour is teal."),
         (first_reply.id, "Noted, teal it is."),
@@ -29,8 +29,8 @@ async def test_two_turns_store_each_message_once(engine, make_agent):
     ]
 
 
-async def test_a_new_session_is_reminded_of_the_last_one(engine, make_agent, prompt_of):
-    async with MemadaptMemoryService(engine) as service:
+async def test_a_new_session_is_reminded_of_the_last_one(amemory, make_agent, prompt_of):
+    async with MemadaptMemoryService(amemory) as service:
         agent, _ = make_agent(AgentScopeLongTermMemory(service, user_id="alice", session_id="s1"), ["Noted."])
         await agent(Msg("alice", "I am training for the Berlin marathon.", "user"))
 
@@ -42,8 +42,8 @@ async def test_a_new_session_is_reminded_of_the_last_one(engine, make_agent, pro
     assert "I am training for the Berlin marathon." in prompt
 
 
-async def test_another_user_is_reminded_of_nothing(engine, make_agent, prompt_of):
-    async with MemadaptMemoryService(engine) as service:
+async def test_another_user_is_reminded_of_nothing(amemory, make_agent, prompt_of):
+    async with MemadaptMemoryService(amemory) as service:
         agent, _ = make_agent(AgentScopeLongTermMemory(service, user_id="alice", session_id="s1"), ["Noted."])
         await agent(Msg("alice", "I am training for the Berlin marathon.", "user"))
 
@@ -53,8 +53,8 @@ async def test_another_user_is_reminded_of_nothing(engine, make_agent, prompt_of
     assert "<long_term_memory>" not in prompt_of(model.prompts[0])
 
 
-async def test_the_agent_retrieves_with_the_wrappers_tool(engine, make_agent, prompt_of):
-    async with MemadaptMemoryService(engine) as service:
+async def test_the_agent_retrieves_with_the_wrappers_tool(amemory, make_agent, prompt_of):
+    async with MemadaptMemoryService(amemory) as service:
         agent, _ = make_agent(AgentScopeLongTermMemory(service, user_id="alice", session_id="s1"), ["Noted."])
         await agent(Msg("alice", "I am training for the Berlin marathon.", "user"))
 

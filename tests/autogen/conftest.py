@@ -1,4 +1,4 @@
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -7,19 +7,7 @@ from autogen_core.memory import Memory
 from autogen_core.models import SystemMessage
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-from memadapt_core import AsyncMemory
-
 AgentFactory = Callable[..., tuple[AssistantAgent, ReplayChatCompletionClient]]
-
-
-@pytest.fixture
-async def engine() -> AsyncIterator[AsyncMemory]:
-    """One embedded engine in a temporary folder, shared by every memory a test builds."""
-    amem = AsyncMemory(location=":memory:")
-    try:
-        yield amem
-    finally:
-        await amem.close()
 
 
 @pytest.fixture

@@ -24,8 +24,8 @@ class ScriptedModel:
 
 
 @pytest.fixture
-def sync_engine(engine: AsyncMemory) -> Memory:
-    return engine.as_sync()
+def sync_engine(amemory: AsyncMemory) -> Memory:
+    return amemory.as_sync()
 
 
 def two_agents(
@@ -91,9 +91,9 @@ def test_the_conversation_is_stored_and_recalled_in_a_later_chat(sync_engine: Me
     assert "Biscuit" in memory_messages(model.calls[-1])[0]
 
 
-def test_an_async_engine_is_used_through_its_sync_view(engine: AsyncMemory) -> None:
-    engine.as_sync().add("Alice's favourite tea is oolong.", user_id="alice", kind="fact")
-    user, assistant, model = two_agents(MemadaptCapability(engine, user_id="alice", record=False))
+def test_an_async_engine_is_used_through_its_sync_view(amemory: AsyncMemory) -> None:
+    amemory.as_sync().add("Alice's favourite tea is oolong.", user_id="alice", kind="fact")
+    user, assistant, model = two_agents(MemadaptCapability(amemory, user_id="alice", record=False))
 
     user.initiate_chat(assistant, message="Which tea do I like?", max_turns=1, silent=True)
 

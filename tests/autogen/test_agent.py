@@ -16,9 +16,9 @@ SystemTexts = Callable[[dict[str, Any]], list[str]]
 
 
 async def test_second_turn_model_call_carries_one_memory_message_with_the_fact(
-    engine: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
+    amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     agent, client = make_agent(memory)
     await agent.run(task="By the way, my favourite tea is oolong.")
     await memory.add(MemoryContent(content="Alice's favourite tea is oolong.", mime_type="text/plain"))
@@ -31,9 +31,9 @@ async def test_second_turn_model_call_carries_one_memory_message_with_the_fact(
 
 
 async def test_memory_message_is_replaced_on_every_turn_instead_of_piling_up(
-    engine: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
+    amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(MemoryContent(content="Alice's favourite tea is oolong.", mime_type="text/plain"))
     await memory.add(MemoryContent(content="Alice plays the cello on Sundays.", mime_type="text/plain"))
     agent, client = make_agent(memory)
@@ -46,8 +46,8 @@ async def test_memory_message_is_replaced_on_every_turn_instead_of_piling_up(
     assert "cello" in system_texts(client.create_calls[1])[0]
 
 
-async def test_memory_message_follows_the_newest_user_message(engine: AsyncMemory, make_agent: AgentFactory) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+async def test_memory_message_follows_the_newest_user_message(amemory: AsyncMemory, make_agent: AgentFactory) -> None:
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(MemoryContent(content="Alice's favourite tea is oolong.", mime_type="text/plain"))
     agent, client = make_agent(memory)
 
@@ -58,8 +58,8 @@ async def test_memory_message_follows_the_newest_user_message(engine: AsyncMemor
     assert kinds == ["UserMessage", "AssistantMessage", "UserMessage", "SystemMessage"]
 
 
-async def test_agent_emits_a_memory_query_event_with_the_hits(engine: AsyncMemory, make_agent: AgentFactory) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+async def test_agent_emits_a_memory_query_event_with_the_hits(amemory: AsyncMemory, make_agent: AgentFactory) -> None:
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(MemoryContent(content="Alice's favourite tea is oolong.", mime_type="text/plain"))
     agent, _ = make_agent(memory)
 
@@ -73,9 +73,9 @@ async def test_agent_emits_a_memory_query_event_with_the_hits(engine: AsyncMemor
 
 
 async def test_unrelated_question_adds_no_memory_message_and_no_event(
-    engine: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
+    amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(MemoryContent(content="Alice's favourite tea is oolong.", mime_type="text/plain"))
     agent, client = make_agent(memory)
 
@@ -86,10 +86,10 @@ async def test_unrelated_question_adds_no_memory_message_and_no_event(
 
 
 async def test_another_users_memories_never_reach_the_model(
-    engine: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
+    amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    alice = MemadaptMemory(memory=engine, user_id="alice")
-    bob = MemadaptMemory(memory=engine, user_id="bob")
+    alice = MemadaptMemory(memory=amemory, user_id="alice")
+    bob = MemadaptMemory(memory=amemory, user_id="bob")
     await alice.add(MemoryContent(content="Alice's favourite tea is oolong.", mime_type="text/plain"))
     await bob.add(MemoryContent(content="My favourite tea is earl grey.", mime_type="text/plain"))
     agent, client = make_agent(alice)
@@ -104,10 +104,10 @@ async def test_another_users_memories_never_reach_the_model(
 
 
 async def test_two_memories_on_one_agent_each_keep_their_own_single_message(
-    engine: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
+    amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    personal = MemadaptMemory(memory=engine, user_id="alice")
-    team = MemadaptMemory(memory=engine, agent_id="support-team")
+    personal = MemadaptMemory(memory=amemory, user_id="alice")
+    team = MemadaptMemory(memory=amemory, agent_id="support-team")
     await personal.add(MemoryContent(content="Alice's favourite tea is oolong.", mime_type="text/plain"))
     await team.add(MemoryContent(content="The shop sells oolong tea in 100 g tins.", mime_type="text/plain"))
     agent, client = make_agent(personal, team)
@@ -122,9 +122,9 @@ async def test_two_memories_on_one_agent_each_keep_their_own_single_message(
 
 
 async def test_conversation_stored_with_add_messages_is_recalled_by_a_new_agent(
-    engine: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
+    amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     first, _ = make_agent(memory)
     result = await first.run(task="I adopted a greyhound called Biscuit last spring.")
     await memory.add_messages(result.messages)

@@ -15,8 +15,8 @@ from memadapt_core import AsyncMemory
 SECRET = "sk-do-not-leak-1234"
 
 
-async def test_dump_uses_the_public_provider_name(engine: AsyncMemory) -> None:
-    model = MemadaptMemory(memory=engine, user_id="alice").dump_component()
+async def test_dump_uses_the_public_provider_name(amemory: AsyncMemory) -> None:
+    model = MemadaptMemory(memory=amemory, user_id="alice").dump_component()
 
     assert model.provider == "memadapt_autogen.MemadaptMemory"
     assert model.component_type == "memory"
@@ -58,11 +58,11 @@ async def test_api_key_never_appears_in_a_dump() -> None:
 
 async def test_dump_of_a_shared_engine_names_its_store(tmp_path: Path) -> None:
     folder = str(tmp_path / "store")
-    engine = AsyncMemory(path=folder)
+    amemory = AsyncMemory(path=folder)
     try:
-        config = MemadaptMemory(memory=engine, agent_id="planner").dump_component().config
+        config = MemadaptMemory(memory=amemory, agent_id="planner").dump_component().config
     finally:
-        await engine.close()
+        await amemory.close()
 
     assert config["path"] == folder
     assert config["agent_id"] == "planner"

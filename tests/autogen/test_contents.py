@@ -12,8 +12,8 @@ from memadapt_core import AsyncMemory, ValidationError
 
 
 @pytest.fixture
-def memory(engine: AsyncMemory) -> MemadaptMemory:
-    return MemadaptMemory(memory=engine, user_id="alice")
+def memory(amemory: AsyncMemory) -> MemadaptMemory:
+    return MemadaptMemory(memory=amemory, user_id="alice")
 
 
 def tiny_image() -> Image:
@@ -21,10 +21,10 @@ def tiny_image() -> Image:
     return Image.from_base64(png)
 
 
-async def test_text_content_is_stored_as_a_fact(memory: MemadaptMemory, engine: AsyncMemory) -> None:
+async def test_text_content_is_stored_as_a_fact(memory: MemadaptMemory, amemory: AsyncMemory) -> None:
     await memory.add(MemoryContent(content="Alice is allergic to peanuts.", mime_type=MemoryMimeType.TEXT))
 
-    page = await engine.list(user_id="alice")
+    page = await amemory.list(user_id="alice")
     assert [(record.text, record.kind, record.role) for record in page.records] == [
         ("Alice is allergic to peanuts.", "fact", None)
     ]
@@ -49,10 +49,10 @@ async def test_json_content_comes_back_as_the_same_dict(memory: MemadaptMemory) 
     assert result.results[0].mime_type == "application/json"
 
 
-async def test_json_text_is_searchable_by_its_values(memory: MemadaptMemory, engine: AsyncMemory) -> None:
+async def test_json_text_is_searchable_by_its_values(memory: MemadaptMemory, amemory: AsyncMemory) -> None:
     await memory.add(MemoryContent(content='{"pet": "greyhound", "pet_name": "Biscuit"}', mime_type="application/json"))
 
-    hits = await engine.search("Biscuit the greyhound", user_id="alice")
+    hits = await amemory.search("Biscuit the greyhound", user_id="alice")
 
     assert len(hits) == 1
     assert hits[0].record.metadata["autogen_json"] == {"pet": "greyhound", "pet_name": "Biscuit"}
@@ -103,11 +103,11 @@ async def test_image_with_a_caption_stores_the_caption(memory: MemadaptMemory) -
     assert result.results[0].mime_type == "text/plain"
 
 
-async def test_image_without_a_caption_is_refused(memory: MemadaptMemory, engine: AsyncMemory) -> None:
+async def test_image_without_a_caption_is_refused(memory: MemadaptMemory, amemory: AsyncMemory) -> None:
     with pytest.raises(ValidationError, match="caption"):
         await memory.add(MemoryContent(content=tiny_image(), mime_type=MemoryMimeType.IMAGE))
 
-    assert await engine.count(user_id="alice") == 0
+    assert await amemory.count(user_id="alice") == 0
 
 
 async def test_bytes_are_refused(memory: MemadaptMemory) -> None:
@@ -148,20 +148,20 @@ async def test_validation_error_names_the_field(memory: MemadaptMemory) -> None:
     assert caught.value.field == "content.content"
 
 
-async def test_cancelled_token_stores_nothing(memory: MemadaptMemory, engine: AsyncMemory) -> None:
+async def test_cancelled_token_stores_nothing(memory: MemadaptMemory, amemory: AsyncMemory) -> None:
     token = CancellationToken()
     token.cancel()
 
     with pytest.raises(asyncio.CancelledError):
         await memory.add(MemoryContent(content="Alice is allergic to peanuts.", mime_type="text/plain"), token)
 
-    assert await engine.count(user_id="alice") == 0
+    assert await amemory.count(user_id="alice") == 0
 
 
-async def test_a_query_result_can_be_added_to_another_memory(memory: MemadaptMemory, engine: AsyncMemory) -> None:
+async def test_a_query_result_can_be_added_to_another_memory(memory: MemadaptMemory, amemory: AsyncMemory) -> None:
     await memory.add(MemoryContent(content="Alice is allergic to peanuts.", mime_type="text/plain"))
     found = (await memory.query("peanuts allergy")).results[0]
-    team = MemadaptMemory(memory=engine, agent_id="care-team")
+    team = MemadaptMemory(memory=amemory, agent_id="care-team")
 
     await team.add(found)
 

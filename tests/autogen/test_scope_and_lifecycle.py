@@ -15,9 +15,9 @@ def fact(text: str) -> MemoryContent:
     return MemoryContent(content=text, mime_type="text/plain")
 
 
-async def test_one_engine_backs_a_memory_per_user(engine: AsyncMemory) -> None:
-    alice = MemadaptMemory(memory=engine, user_id="alice")
-    bob = MemadaptMemory(memory=engine, user_id="bob")
+async def test_one_engine_backs_a_memory_per_user(amemory: AsyncMemory) -> None:
+    alice = MemadaptMemory(memory=amemory, user_id="alice")
+    bob = MemadaptMemory(memory=amemory, user_id="bob")
 
     await alice.add(fact("My favourite tea is oolong."))
     await bob.add(fact("My favourite tea is earl grey."))
@@ -37,33 +37,33 @@ async def test_a_sync_engine_is_used_through_its_async_view(tmp_path: Path) -> N
         sync_engine.close()
 
 
-async def test_clear_deletes_only_this_scope(engine: AsyncMemory) -> None:
-    alice = MemadaptMemory(memory=engine, user_id="alice")
-    bob = MemadaptMemory(memory=engine, user_id="bob")
+async def test_clear_deletes_only_this_scope(amemory: AsyncMemory) -> None:
+    alice = MemadaptMemory(memory=amemory, user_id="alice")
+    bob = MemadaptMemory(memory=amemory, user_id="bob")
     await alice.add(fact("Alice is allergic to peanuts."))
     await bob.add(fact("Bob is allergic to cats."))
 
     await alice.clear()
 
-    assert await engine.count(user_id="alice") == 0
-    assert await engine.count(user_id="bob") == 1
+    assert await amemory.count(user_id="alice") == 0
+    assert await amemory.count(user_id="bob") == 1
 
 
-async def test_agent_and_user_scopes_are_separate(engine: AsyncMemory) -> None:
-    user_memory = MemadaptMemory(memory=engine, user_id="alice")
-    agent_memory = MemadaptMemory(memory=engine, agent_id="planner")
+async def test_agent_and_user_scopes_are_separate(amemory: AsyncMemory) -> None:
+    user_memory = MemadaptMemory(memory=amemory, user_id="alice")
+    agent_memory = MemadaptMemory(memory=amemory, agent_id="planner")
     await agent_memory.add(fact("Plans are due every Friday."))
 
     assert (await user_memory.query("When are plans due? Friday?", threshold=0.0)).results == []
 
 
-async def test_close_leaves_a_given_engine_open(engine: AsyncMemory) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+async def test_close_leaves_a_given_engine_open(amemory: AsyncMemory) -> None:
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
 
     await memory.close()
 
-    await engine.add("still open", user_id="alice")
-    assert await engine.count(user_id="alice") == 1
+    await amemory.add("still open", user_id="alice")
+    assert await amemory.count(user_id="alice") == 1
 
 
 async def test_close_releases_a_store_it_opened(tmp_path: Path) -> None:
@@ -92,20 +92,20 @@ def test_a_scope_is_required() -> None:
         MemadaptMemory(location=":memory:")
 
 
-def test_engine_and_store_settings_are_exclusive(engine: AsyncMemory) -> None:
+def test_engine_and_store_settings_are_exclusive(amemory: AsyncMemory) -> None:
     with pytest.raises(ConfigurationError, match="path"):
-        MemadaptMemory(memory=engine, user_id="alice", path="./elsewhere")
+        MemadaptMemory(memory=amemory, user_id="alice", path="./elsewhere")
 
 
-def test_bad_settings_raise_a_validation_error_naming_the_field(engine: AsyncMemory) -> None:
+def test_bad_settings_raise_a_validation_error_naming_the_field(amemory: AsyncMemory) -> None:
     with pytest.raises(ValidationError) as caught:
-        MemadaptMemory(memory=engine, user_id="alice", limit=0)
+        MemadaptMemory(memory=amemory, user_id="alice", limit=0)
 
     assert caught.value.field == "limit"
 
 
-async def test_update_context_replaces_its_message_in_a_buffered_context(engine: AsyncMemory) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+async def test_update_context_replaces_its_message_in_a_buffered_context(amemory: AsyncMemory) -> None:
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(fact("Alice's favourite tea is oolong."))
     context = BufferedChatCompletionContext(buffer_size=10)
 
@@ -117,8 +117,8 @@ async def test_update_context_replaces_its_message_in_a_buffered_context(engine:
     assert [type(m).__name__ for m in messages] == ["UserMessage", "UserMessage", "SystemMessage"]
 
 
-async def test_update_context_removes_its_message_when_nothing_is_relevant(engine: AsyncMemory) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+async def test_update_context_removes_its_message_when_nothing_is_relevant(amemory: AsyncMemory) -> None:
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(fact("Alice's favourite tea is oolong."))
     context = UnboundedChatCompletionContext()
     await context.add_message(UserMessage(content="Which tea do I like?", source="user"))
@@ -131,8 +131,8 @@ async def test_update_context_removes_its_message_when_nothing_is_relevant(engin
     assert not any(isinstance(m, SystemMessage) for m in await context.get_messages())
 
 
-async def test_update_context_leaves_other_system_messages_alone(engine: AsyncMemory) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+async def test_update_context_leaves_other_system_messages_alone(amemory: AsyncMemory) -> None:
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(fact("Alice's favourite tea is oolong."))
     context = UnboundedChatCompletionContext([SystemMessage(content="Answer briefly.")])
 
@@ -145,8 +145,8 @@ async def test_update_context_leaves_other_system_messages_alone(engine: AsyncMe
     assert len(system) == 2
 
 
-async def test_update_context_without_a_user_message_searches_nothing(engine: AsyncMemory) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+async def test_update_context_without_a_user_message_searches_nothing(amemory: AsyncMemory) -> None:
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(fact("Alice's favourite tea is oolong."))
     context = UnboundedChatCompletionContext()
 
@@ -156,17 +156,17 @@ async def test_update_context_without_a_user_message_searches_nothing(engine: As
     assert await context.get_messages() == []
 
 
-async def test_memory_message_restored_from_saved_state_is_replaced(engine: AsyncMemory) -> None:
-    await MemadaptMemory(memory=engine, user_id="alice").add(fact("Alice's favourite tea is oolong."))
+async def test_memory_message_restored_from_saved_state_is_replaced(amemory: AsyncMemory) -> None:
+    await MemadaptMemory(memory=amemory, user_id="alice").add(fact("Alice's favourite tea is oolong."))
     before_restart = UnboundedChatCompletionContext()
     await before_restart.add_message(UserMessage(content="Which tea do I like?", source="user"))
-    await MemadaptMemory(memory=engine, user_id="alice").update_context(before_restart)
+    await MemadaptMemory(memory=amemory, user_id="alice").update_context(before_restart)
     saved = await before_restart.save_state()
 
     restored = UnboundedChatCompletionContext()  # a new process: new context, new memory object
     await restored.load_state(saved)
     await restored.add_message(UserMessage(content="Which tea should I buy, oolong?", source="user"))
-    await MemadaptMemory(memory=engine, user_id="alice").update_context(restored)
+    await MemadaptMemory(memory=amemory, user_id="alice").update_context(restored)
 
     assert [type(m).__name__ for m in await restored.get_messages()] == [
         "UserMessage",
@@ -177,9 +177,9 @@ async def test_memory_message_restored_from_saved_state_is_replaced(engine: Asyn
 
 @pytest.mark.parametrize("text", ["tea " * 10_000, "Which tea\x00 do I like?"])
 async def test_update_context_survives_a_turn_the_engine_would_refuse_as_a_query(
-    engine: AsyncMemory, text: str
+    amemory: AsyncMemory, text: str
 ) -> None:
-    memory = MemadaptMemory(memory=engine, user_id="alice")
+    memory = MemadaptMemory(memory=amemory, user_id="alice")
     await memory.add(fact("Alice's favourite tea is oolong."))
     context = UnboundedChatCompletionContext([UserMessage(content=text, source="user")])
 
