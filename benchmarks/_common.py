@@ -1,4 +1,5 @@
-"""Shared helpers for the benchmark runners: machine description, percentiles, tables, JSON output."""
+"""Shared helpers for the benchmark runners: machine description, percentiles, tables, JSON output, and the
+synthetic memories and questions the speed benchmarks store and ask."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import hashlib
 import json
 import os
 import platform
+import random
 import resource
 import statistics
 import subprocess
@@ -17,6 +19,25 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+SUBJECTS = ["my sister", "the dog", "our team", "my landlord", "the new manager", "grandma", "my doctor", "Sam"]
+VERBS = ["mentioned", "booked", "cancelled", "loved", "complained about", "planned", "forgot", "finished"]
+OBJECTS = [
+    "the trip to Kyoto", "a pottery class", "the marathon", "dinner at the Thai place", "the quarterly report",
+    "a dentist appointment", "the garden fence", "piano lessons", "the car insurance", "a birthday party",
+    "the hiking boots", "a job interview", "the leaking roof", "a chess tournament", "the wedding playlist",
+]  # fmt: skip
+WHEN = ["yesterday", "last week", "on Monday", "this morning", "in March", "two days ago", "at the weekend", ""]
+
+
+def sentence(rng: random.Random) -> str:
+    """A synthetic memory: "<subject> <verb> <object> [<when>]"."""
+    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(WHEN)}".strip()
+
+
+def question(rng: random.Random) -> str:
+    """A synthetic question about those memories."""
+    return f"what did {rng.choice(SUBJECTS)} say about {rng.choice(OBJECTS)}"
 
 
 def version(name: str) -> str:

@@ -26,21 +26,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import machine, pct, table, write_json
+from benchmarks._common import machine, pct, question, sentence, table, write_json
 
 USERS = 100
-SUBJECTS = ["my sister", "the dog", "our team", "my landlord", "the new manager", "grandma", "my doctor", "Sam"]
-VERBS = ["mentioned", "booked", "cancelled", "loved", "complained about", "planned", "forgot", "finished"]
-OBJECTS = [
-    "the trip to Kyoto", "a pottery class", "the marathon", "dinner at the Thai place", "the quarterly report",
-    "a dentist appointment", "the garden fence", "piano lessons", "the car insurance", "a birthday party",
-    "the hiking boots", "a job interview", "the leaking roof", "a chess tournament", "the wedding playlist",
-]  # fmt: skip
-WHEN = ["yesterday", "last week", "on Monday", "this morning", "in March", "two days ago", "at the weekend", ""]
-
-
-def sentence(rng: random.Random) -> str:
-    return f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(WHEN)}".strip()
 
 
 def corpus(n: int, seed: int = 7) -> list[tuple[str, str]]:
@@ -50,8 +38,7 @@ def corpus(n: int, seed: int = 7) -> list[tuple[str, str]]:
 
 def queries(k: int, seed: int = 11) -> list[tuple[str, str]]:
     rng = random.Random(seed)
-    return [(f"user-{rng.randrange(USERS)}", f"what did {rng.choice(SUBJECTS)} say about {rng.choice(OBJECTS)}")
-            for _ in range(k)]  # fmt: skip
+    return [(f"user-{rng.randrange(USERS)}", question(rng)) for _ in range(k)]
 
 
 def peak_mib() -> float:

@@ -35,7 +35,9 @@ from benchmarks._common import (
     pct,
     peak_rss_mib,
     progress,
+    question,
     rss_mib,
+    sentence,
     table,
     version,
     write_json,
@@ -43,14 +45,6 @@ from benchmarks._common import (
 from benchmarks._locomo_data import DEFAULT_DATA, load, summarise
 from benchmarks._peers import PEERS, Item, make_peer
 
-SUBJECTS = ["my sister", "the dog", "our team", "my landlord", "the new manager", "grandma", "my doctor", "Sam"]
-VERBS = ["mentioned", "booked", "cancelled", "loved", "complained about", "planned", "forgot", "finished"]
-OBJECTS = [
-    "the trip to Kyoto", "a pottery class", "the marathon", "dinner at the Thai place", "the quarterly report",
-    "a dentist appointment", "the garden fence", "piano lessons", "the car insurance", "a birthday party",
-    "the hiking boots", "a job interview", "the leaking roof", "a chess tournament", "the wedding playlist",
-]  # fmt: skip
-WHEN = ["yesterday", "last week", "on Monday", "this morning", "in March", "two days ago", "at the weekend", ""]
 BATCH = 500
 USER, OTHER = "bench-user", "other-user"
 PACKAGES = ("mem0ai", "langchain-qdrant", "agentscope-runtime", "qdrant-client", "qdrant-edge-py")
@@ -58,16 +52,12 @@ PACKAGES = ("mem0ai", "langchain-qdrant", "agentscope-runtime", "qdrant-client",
 
 def synthetic(n: int, prefix: str, seed: int) -> list[Item]:
     rng = random.Random(seed)
-    return [
-        Item(f"{prefix}-{i}", f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} "
-             f"{rng.choice(WHEN)} (note {i})".replace("  ", " "))
-        for i in range(n)
-    ]  # fmt: skip
+    return [Item(f"{prefix}-{i}", f"{sentence(rng)} (note {i})") for i in range(n)]
 
 
 def queries(n: int, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
-    return [f"what did {rng.choice(SUBJECTS)} say about {rng.choice(OBJECTS)}" for _ in range(n)]
+    return [question(rng) for _ in range(n)]
 
 
 # -- one peer, one size, in a child process ---------------------------------------------------------------------------

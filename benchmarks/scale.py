@@ -32,17 +32,17 @@ from benchmarks._common import (
     pct,
     peak_rss_mib,
     progress,
+    question,
     rss_mib,
+    sentence,
     table,
     write_json,
 )
-from benchmarks.peers import OBJECTS, SUBJECTS, VERBS, WHEN
 
 
 def texts(start: int, stop: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed * 1_000_003 + start)
-    return [f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} {rng.choice(WHEN)} (note {i})"
-            for i in range(start, stop)]  # fmt: skip
+    return [f"{sentence(rng)} (note {i})" for i in range(start, stop)]
 
 
 def disk_mib(folder: str) -> float:
@@ -82,8 +82,7 @@ class Floor:
 
 def measure(mem: Any, floor: Floor | None, users: int, n_queries: int, budget_s: float) -> dict[str, Any]:
     rng = random.Random(17)
-    qs = [(rng.randrange(users), f"what did {rng.choice(SUBJECTS)} say about {rng.choice(OBJECTS)}")
-          for _ in range(n_queries)]  # fmt: skip
+    qs = [(rng.randrange(users), question(rng)) for _ in range(n_queries)]
     for u, q in qs[:5]:
         mem.search(q, user_id=f"user-{u}", limit=10)  # warm-up
     e2e: list[float] = []
