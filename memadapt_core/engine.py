@@ -268,8 +268,8 @@ class AsyncMemory:
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         points = {p.id: p for p in await self._run(self._s.backend.retrieve, wanted)}
-        records = [record_from_payload(i, points[i].payload) for i in dict.fromkeys(wanted) if i in points]
-        return [r for r in records if operations.in_scope(r, scope)]
+        found = [points[i] for i in dict.fromkeys(wanted) if i in points]
+        return [record_from_payload(p.id, p.payload) for p in found if edits.point_in_scope(p, scope)]
 
     async def list(
         self,

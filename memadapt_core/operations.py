@@ -328,15 +328,3 @@ def decode_cursor(cursor: object) -> tuple[datetime | None, frozenset[str]]:
     except (ValueError, KeyError, TypeError, binascii.Error) as exc:
         field = "cursor"
         raise ValidationError(field, "is not a cursor this store made") from exc
-
-
-def in_scope(record: MemoryRecord, scope: Scope) -> bool:
-    """Whether a record belongs to ``scope`` (ids not given are not constrained)."""
-    return all(
-        want is None or have == want
-        for want, have in (
-            (scope.user_id, record.user_id),
-            (scope.agent_id, record.agent_id),
-            (scope.session_id, record.session_id),
-        )
-    )

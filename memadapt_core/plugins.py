@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import pluggy
 
@@ -23,6 +23,9 @@ from .models import MemoryRecord, Scope, SearchHit
 __all__ = ["BuiltinPlugin", "Hooks", "create_plugin_manager"]
 
 log = logging.getLogger("memadapt")
+
+
+F = TypeVar("F")
 
 
 class BuiltinPlugin:
@@ -121,21 +124,10 @@ class Hooks:
         return found
 
     def make_llm(self, settings: LLMSettings, *, asynchronous: bool) -> Any:
-        factories = self.llm_factories()
-        factory = factories.get(settings.provider)
-        if factory is None:
-            known = ", ".join(sorted(factories))
-            msg = f"llm.provider: unknown LLM provider {settings.provider!r}; known: {known}"
-            raise ConfigurationError(msg)
-        return factory(settings, asynchronous)
+        return _chosen(self.llm_factories(), "llm.provider", "LLM provider", settings.provider)(settings, asynchronous)
 
     def make_embedder(self, settings: EmbedderSettings) -> Embedder:
-        factories = self.embedder_factories()
-        factory = factories.get(settings.provider)
-        if factory is None:
-            known = ", ".join(sorted(factories))
-            msg = f"embedder.provider: unknown embedder {settings.provider!r}; known: {known}"
-            raise ConfigurationError(msg)
+        factory = _chosen(self.embedder_factories(), "embedder.provider", "embedder", settings.provider)
         embedder = factory(settings)
         if not isinstance(embedder, Embedder):
             msg = f"embedder factory {settings.provider!r} returned {type(embedder).__name__}"
@@ -219,3 +211,11 @@ class Hooks:
     def on_deleted(self, ids: Sequence[str]) -> None:
         if ids:
             self._notify("memadapt_on_deleted", ids=list(ids))
+
+
+def _chosen(factories: dict[str, F], field: str, what: str, name: str) -> F:
+    factory = factories.get(name)
+    if factory is None:
+        msg = f"{field}: unknown {what} {name!r}; known: {', '.join(sorted(factories))}"
+        raise ConfigurationError(msg)
+    return factory

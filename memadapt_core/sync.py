@@ -261,8 +261,8 @@ class Memory:
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         points = {p.id: p for p in self._live().backend.retrieve(wanted)}
-        records = [record_from_payload(i, points[i].payload) for i in dict.fromkeys(wanted) if i in points]
-        return [r for r in records if operations.in_scope(r, scope)]
+        found = [points[i] for i in dict.fromkeys(wanted) if i in points]
+        return [record_from_payload(p.id, p.payload) for p in found if edits.point_in_scope(p, scope)]
 
     def list(
         self,
