@@ -92,15 +92,14 @@ class Embedder(ABC):
             msg = f"embedder {self.name!r} returned shape {arr.shape}, expected ({len(texts)}, {self.dim})"
             raise EmbeddingError(msg)
         # Text with no known token embeds to NaN or zero; give it a tiny constant vector instead, so cosine
-        # stays defined and the record matches nothing by meaning (it stays findable by its words).
-        bad = ~np.isfinite(arr).all(axis=1)
+        # stays defined and the record matches nothing by meaning (it stays findable by its words). A row with a
+        # NaN or an infinity has a norm that is not finite: one pass over the array finds both.
+        norms = np.sqrt(np.einsum("ij,ij->i", arr, arr))
+        bad = ~(np.isfinite(norms) & (norms >= 1e-12))
         if bad.any():
+            arr = arr.copy() if arr is out else arr
             arr[bad] = 0.0
-        norms = np.linalg.norm(arr, axis=1)
-        zero = norms < 1e-12
-        if zero.any():
-            arr[zero] = 0.0
-            arr[zero, 0] = 1e-6
-            norms[zero] = 1e-6
+            arr[bad, 0] = 1e-6
+            norms[bad] = 1e-6
         result: Vectors = arr / norms[:, None]
         return result
