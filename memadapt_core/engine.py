@@ -246,8 +246,8 @@ class AsyncMemory:
         fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval, plan.rerank_depth)
         if not fused:
             return []
-        payloads = await self._run(s.backend.payloads, [r.id for r in fused])
-        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, payloads))
+        points = await self._run(s.backend.points, [r.id for r in fused])
+        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, points))
 
     async def get(
         self,

@@ -15,7 +15,7 @@ from typing import Any
 
 from memadapt_core import operations
 from memadapt_core.backends._payload_time import iso
-from memadapt_core.backends.base import FilterSpec, StoredPoint
+from memadapt_core.backends.base import Candidate, FilterSpec, PointKey, StoredPoint
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
 from memadapt_core.records import (
@@ -59,6 +59,15 @@ def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = Non
 def unreflected_filter(scope: Scope) -> FilterSpec:
     """Valid facts of exactly ``scope`` no reflection has taken (``consolidated`` not set)."""
     return operations.scope_filter(scope, kinds=("fact",), valid_only=True, consolidated=False, exact_scope=True)
+
+
+def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> list[PointKey]:
+    """The first ``limit`` distinct candidates, dense ones first."""
+    return list(dict.fromkeys(c.id for c in [*dense, *sparse]))[:limit]
+
+
+def records_in_order(keys: list[PointKey], points: dict[PointKey, StoredPoint]) -> list[MemoryRecord]:
+    return [record_from_payload(points[k].id, points[k].payload) for k in keys if k in points]
 
 
 def scopes_of(points: list[StoredPoint], limit: int) -> list[Scope]:
@@ -154,8 +163,8 @@ class SyncEngineStore:
     def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s = self._s
         dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), facts_filter(scope), limit)
-        ids = list(dict.fromkeys(s.backend.record_id(c.id) for c in [*dense, *sparse]))[:limit]
-        return self.facts_by_ids(ids)
+        keys = best_keys(dense, sparse, limit)
+        return records_in_order(keys, s.backend.points(keys))
 
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in self._s.backend.retrieve(ids)}
@@ -199,8 +208,8 @@ class AsyncEngineStore:
         s = self._s
         qvec = await s.embedder.aembed_query(text)
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), facts_filter(scope), limit)
-        ids = list(dict.fromkeys(s.backend.record_id(c.id) for c in [*dense, *sparse]))[:limit]
-        return await self.facts_by_ids(ids)
+        keys = best_keys(dense, sparse, limit)
+        return records_in_order(keys, await self._run(s.backend.points, keys))
 
     async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in await self._run(self._s.backend.retrieve, ids)}

@@ -262,13 +262,12 @@ def plan_search(
 
 
 def finish_search(
-    store: Store, plan: SearchPlan, fused: list[Ranked], payloads: dict[PointKey, dict[str, Any]]
+    store: Store, plan: SearchPlan, fused: list[Ranked], points: dict[PointKey, StoredPoint]
 ) -> list[SearchHit]:
+    payloads = {key: p.payload for key, p in points.items()}
     ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval)[: plan.limit]
     return [
-        SearchHit(
-            record=record_from_payload(store.backend.record_id(r.id), payloads[r.id]), score=r.score, scores=r.scores
-        )
+        SearchHit(record=record_from_payload(points[r.id].id, points[r.id].payload), score=r.score, scores=r.scores)
         for r in ranked
     ]
 

@@ -239,8 +239,8 @@ class Memory:
         fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval, plan.rerank_depth)
         if not fused:
             return []
-        payloads = s.backend.payloads([r.id for r in fused])
-        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, payloads))
+        points = s.backend.points([r.id for r in fused])
+        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, points))
 
     def get(
         self,

@@ -29,7 +29,8 @@ __all__ = [
     "stored_point",
 ]
 
-# The point that records which embedder made a collection: it has no scope, so no scoped read ever sees it.
+# The point that records which embedder made a collection: it has no scope, so no scoped read ever sees it. (The
+# embedded store keeps it at integer id 0 since schema 2.)
 INFO_POINT_ID = "6d656d61-6461-5074-a96e-666f00000001"
 
 MetaOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "in"]
@@ -72,9 +73,8 @@ class StoredPoint:
     sparse: SparseVector | None = None
 
 
-#: A point id as a backend's ``search`` returns it and its ``payloads`` takes it back: the record id itself, or a
-#: cheaper stand-in (the embedded store uses the UUID's integer: building 100 id strings, or hashing 100 UUID
-#: objects in Python, costs more per search than the search's own Python work). ``record_id(key)`` is the record id.
+#: A point id as a backend's ``search`` returns it and its ``points`` takes it back: the record id itself, or a
+#: cheaper stand-in (the embedded store's integer point ids: backends/_slots.py).
 PointKey = Hashable
 
 
@@ -117,11 +117,8 @@ class VectorBackend(Protocol):
     ) -> tuple[list[Candidate], list[Candidate]]:
         """Dense and sparse candidates in one round trip, without payloads: each list best first, raw scores."""
 
-    def payloads(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
-        """The payloads of the points that exist among ``keys`` (from ``search``), by those same keys."""
-
-    def record_id(self, key: PointKey) -> str:
-        """The record id of a key from ``search``."""
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
+        """The points (with payloads, without vectors) that exist among ``keys`` from ``search``, by those keys."""
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False

@@ -266,11 +266,8 @@ class QdrantClientBackend:
         out = [[Candidate(str(p.id), float(p.score)) for p in r.points] for r in res]
         return out[0], (out[1] if len(out) > 1 else [])
 
-    def payloads(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
-        return {p.id: p.payload for p in self.retrieve([str(k) for k in keys])}
-
-    def record_id(self, key: PointKey) -> str:
-        return str(key)
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
+        return {p.id: p for p in self.retrieve([str(k) for k in keys])}
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False

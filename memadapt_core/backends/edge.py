@@ -8,8 +8,8 @@ background thread after enough deletes, and writes are refused while the disk is
 
 from __future__ import annotations
 
+import logging
 import threading
-import uuid
 from asyncio import CancelledError
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -21,6 +21,7 @@ import numpy.typing as npt
 import qdrant_edge as qe
 
 from memadapt_core.backends._payload_time import iso
+from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slot_map, slots
 from memadapt_core.backends._upkeep import OPTIMIZERS, DiskGuard, Upkeep, upsert_bytes
 from memadapt_core.backends.base import (
     INFO_POINT_ID,
@@ -35,15 +36,18 @@ from memadapt_core.backends.base import (
 from memadapt_core.backends.schema import (
     INTEGER_INDEXES,
     KEYWORD_INDEXES,
+    SCHEMA_VERSION,
     TENANT_INDEX,
     TIME_INDEXES,
     info_payload,
     read_info,
+    read_schema,
 )
 from memadapt_core.errors import (
     ConfigurationError,
     MemadaptError,
     StoreError,
+    StoreFullError,
     StoreLockedError,
     StoreUnavailableError,
     ValidationError,
@@ -53,21 +57,25 @@ from memadapt_core.sparse import SparseVector
 __all__ = ["EdgeBackend"]
 
 T = TypeVar("T")
+log = logging.getLogger("memadapt")
 _OPEN_HERE: set[str] = set()  # folders this process holds open: names the holder in the lock error
 DENSE, SPARSE = "dense", "bm25"
-
-
-def _sid(point_id: Any) -> str:
-    return str(point_id)
+_RID_ONLY = qe.PayloadSelector.Include([RID])
+_BuildOp = Callable[[qe.EdgeShard], qe.UpdateOperation | None]
 
 
 def _edge_sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(v.indices, v.values)
 
 
-def _key(point_id: Any) -> PointKey:
-    """A search result's key: our ids are UUIDs, and their integer hashes natively (a UUID object hashes in Python)."""
-    return point_id.int if isinstance(point_id, uuid.UUID) else point_id
+def _point(record: Any, *, with_vectors: bool = False) -> StoredPoint | None:
+    """A stored record as the engine sees it: its id from the payload, which keeps the rest (None for the info
+    point, which has no record id)."""
+    payload = dict(record.payload or {})
+    rid = payload.pop(RID, None)
+    if not isinstance(rid, str):
+        return None
+    return stored_point(rid, payload, record.vector if with_vectors else None)
 
 
 class EdgeBackend:
@@ -132,15 +140,39 @@ class EdgeBackend:
                 )
                 raise ConfigurationError(msg)
             if found is not None:
+                if self._schema() < SCHEMA_VERSION:
+                    self._move_to_slots(info)
                 self.info = info
                 self._warm_up(info.dim)
                 return
         self._create_indexes()
-        self._call(
-            lambda s: s.update(qe.UpdateOperation.upsert_points([qe.Point(INFO_POINT_ID, {}, info_payload(info))]))
-        )
+        self._write_info(info)
         self.info = info
         self._warm_up(info.dim)
+
+    def _move_to_slots(self, info: CollectionInfo) -> None:
+        """Stores made before integer point ids (schema 1) keep records at their UUIDs: move each to its slot, once.
+        A crash part way loses nothing (a record is written at its slot before its old point goes) and the next
+        open goes on."""
+        log.warning("memadapt: moving the records of %s to integer point ids (once)", self._folder)
+        legacy = qe.Filter(must=[qe.IsEmptyCondition(RID)], must_not=[qe.HasIdCondition({INFO_SLOT, INFO_POINT_ID})])
+        req = qe.ScrollRequest(limit=1000, filter=legacy, with_payload=True, with_vector=True)
+        while True:
+            recs, _ = self._call(lambda s: s.scroll(req))
+            if not recs:
+                break
+            self.upsert([stored_point(str(r.id), r.payload, r.vector) for r in recs])
+            self._write(qe.UpdateOperation.delete_points([r.id for r in recs]), deleted=len(recs))
+        self._write_info(info)
+        self._write(qe.UpdateOperation.delete_points([INFO_POINT_ID]))
+        try:  # every old point is a tombstone now
+            self.upkeep.run_now()
+        except StoreFullError as exc:
+            log.warning("memadapt: %s; it will vacuum later", exc)
+
+    def _write_info(self, info: CollectionInfo) -> None:
+        point = qe.Point(INFO_SLOT, {}, info_payload(info))
+        self._call(lambda s: s.update(qe.UpdateOperation.upsert_points([point])))
 
     def _create_indexes(self) -> None:
         ops = [qe.UpdateOperation.create_field_index(TENANT_INDEX, qe.KeywordIndexParams(is_tenant=True))]
@@ -150,9 +182,19 @@ class EdgeBackend:
         for op in ops:
             self._write(op)
 
+    def _info_payload(self) -> dict[str, Any] | None:
+        """The info point's payload: at slot 0, or where stores made before integer ids kept it."""
+        ids: list[Any] = [INFO_SLOT, INFO_POINT_ID]
+        pts = {p.id: p for p in self._call(lambda s: s.retrieve(ids, with_payload=True, with_vector=False))}
+        found = pts.get(INFO_SLOT) or next(iter(pts.values()), None)
+        return dict(found.payload or {}) if found is not None else None
+
     def _read_info(self) -> CollectionInfo | None:
-        pts = self._call(lambda s: s.retrieve([INFO_POINT_ID], with_payload=True, with_vector=False))
-        return read_info(pts[0].payload or {}) if pts else None
+        payload = self._info_payload()
+        return read_info(payload) if payload is not None else None
+
+    def _schema(self) -> int:
+        return read_schema(self._info_payload() or {})
 
     def _warm_up(self, dim: int) -> None:
         # The first query after opening takes 1-6 ms; pay it here, not on a user's first search.
@@ -184,16 +226,34 @@ class EdgeBackend:
             msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
             raise StoreError(msg) from exc
 
-    def _write(self, op: qe.UpdateOperation, *, nbytes: int = 4096, written: int = 0, deleted: int | None = 0) -> None:
+    def _write(self, op: qe.UpdateOperation | _BuildOp, *, nbytes: int = 4096, written: int = 0,
+               deleted: int | None = 0) -> None:  # fmt: skip
         """Apply one update: refused before it starts while the disk is nearly full; ``written`` and ``deleted``
-        points (None: count them) are noted for the background vacuum and flush."""
+        points (None: count them) are noted for the background vacuum and flush. ``op`` may be a function building
+        the update under the write lock (from the slots records hold now); building None writes nothing."""
         with self._write_lock:
             self._guard.check_write(nbytes)
+            update = self._call(op) if callable(op) else op
+            if update is None:
+                return
             before = self._call(lambda s: s.info().points_count) if deleted is None else 0
-            self._call(lambda s: s.update(op))
+            self._call(lambda s: s.update(update))
             if deleted is None:
                 deleted = max(0, before - self._call(lambda s: s.info().points_count))
             self.upkeep.note(written=written, deleted=deleted)
+
+    def _taken(self, shard: qe.EdgeShard, candidates: dict[str, tuple[int, ...]]) -> dict[Any, object]:
+        """Slot -> the record id stored there, over the slots of ``candidates`` (from ``slot_map``)."""
+        wanted: list[Any] = list({s for where in candidates.values() for s in where})
+        if not wanted:
+            return {}
+        recs = shard.retrieve(wanted, with_payload=_RID_ONLY, with_vector=False)
+        return {r.id: (r.payload or {}).get(RID) for r in recs}
+
+    def _homes(self, shard: qe.EdgeShard, record_ids: Sequence[str]) -> dict[str, int]:
+        """The slots of the stored records among ``record_ids``."""
+        candidates = slot_map(record_ids)
+        return home_slots(self._taken(shard, candidates), candidates)
 
     def _filter(self, flt: FilterSpec) -> qe.Filter:
         return self._call(lambda _: self._build_filter(flt))  # conversion errors become StoreError too
@@ -254,28 +314,49 @@ class EdgeBackend:
         if not points:
             return
 
-        def build(_: qe.EdgeShard) -> qe.UpdateOperation:
-            built = [qe.Point(p.id, named_vectors(p, _edge_sparse), p.payload) for p in points]
+        def build(shard: qe.EdgeShard) -> qe.UpdateOperation:
+            candidates = slot_map(p.id for p in points)
+            where, homeless = place(self._taken(shard, candidates), candidates)
+            if homeless:
+                msg = f"no free point id for record {homeless[0]}: both of its slots hold other records"
+                raise StoreError(msg)
+            built = [qe.Point(where[p.id], named_vectors(p, _edge_sparse), {**p.payload, RID: p.id}) for p in points]
             return qe.UpdateOperation.upsert_points(built)
 
-        op = self._call(build)  # built inside _call: a payload qe.Point refuses is a StoreError too
-        self._write(op, nbytes=upsert_bytes(points), written=len(points))
+        # Built under the write lock (no other write takes a slot meanwhile) and inside _call: a payload qe.Point
+        # refuses is a StoreError too.
+        self._write(build, nbytes=upsert_bytes(points), written=len(points))
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
-            self._write(qe.UpdateOperation.delete_points(list(ids)), deleted=len(ids))
+
+            def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
+                homes: list[Any] = list(self._homes(shard, ids).values())
+                return qe.UpdateOperation.delete_points(homes) if homes else None
+
+            self._write(build, deleted=len(ids))
 
     def delete_where(self, flt: FilterSpec) -> None:
         self._write(qe.UpdateOperation.delete_points_by_filter(self._filter(flt)), deleted=None)
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         if ids:
-            self._write(qe.UpdateOperation.set_payload(list(ids), payload))
+
+            def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
+                homes: list[Any] = list(self._homes(shard, ids).values())
+                return qe.UpdateOperation.set_payload(homes, payload) if homes else None
+
+            self._write(build)
 
     def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
         if updates:
-            pv = [qe.PointVectors(pid, {SPARSE: qe.SparseVector(v.indices, v.values)}) for pid, v in updates]
-            self._write(qe.UpdateOperation.update_vectors(pv))
+
+            def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
+                homes = self._homes(shard, [rid for rid, _ in updates])
+                pv = [qe.PointVectors(homes[rid], {SPARSE: _edge_sparse(v)}) for rid, v in updates if rid in homes]
+                return qe.UpdateOperation.update_vectors(pv) if pv else None
+
+            self._write(build)
 
     def flush(self) -> None:
         self.upkeep.wait()  # a background vacuum or flush ends first
@@ -288,10 +369,13 @@ class EdgeBackend:
 
     # -- reads ---------------------------------------------------------------------------------------------------
     def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredPoint]:
-        if not ids:
+        wanted = set(ids)
+        candidates: list[Any] = list({s for rid in wanted for s in slots(rid)})
+        if not candidates:
             return []
-        recs = self._call(lambda s: s.retrieve(list(ids), with_payload=True, with_vector=with_vectors))
-        return [stored_point(r.id, r.payload, r.vector) for r in recs if _sid(r.id) != INFO_POINT_ID]
+        recs = self._call(lambda s: s.retrieve(candidates, with_payload=True, with_vector=with_vectors))
+        found = (_point(r, with_vectors=with_vectors) for r in recs)
+        return list({p.id: p for p in found if p is not None and p.id in wanted}.values())
 
     def search(
         self,
@@ -310,18 +394,21 @@ class EdgeBackend:
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q))
         results = self._call(lambda s: s.query_batch(qe.QueryBatchRequest(reqs)))
-        out = [[Candidate(_key(p.id), p.score) for p in res] for res in results]
+        out = [[Candidate(p.id, p.score) for p in res] for res in results]
         return out[0], (out[1] if len(out) > 1 else [])
 
-    def payloads(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
         if not keys:
             return {}
-        wanted = [uuid.UUID(int=k) for k in keys if isinstance(k, int)]
-        recs = self._call(lambda s: s.retrieve(wanted, with_payload=True, with_vector=False))  # type: ignore[arg-type]
-        return {_key(r.id): r.payload or {} for r in recs}
-
-    def record_id(self, key: PointKey) -> str:
-        return str(uuid.UUID(int=key)) if isinstance(key, int) else str(key)
+        wanted: list[Any] = list(keys)
+        recs = self._call(lambda s: s.retrieve(wanted, with_payload=True, with_vector=False))
+        found: dict[PointKey, StoredPoint] = {}
+        for r in recs:  # the hot path of search: no copies (each ``r.payload`` is a new dict)
+            payload = r.payload or {}
+            rid = payload.pop(RID, None)
+            if isinstance(rid, str):
+                found[r.id] = StoredPoint(rid, payload)
+        return found
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
@@ -333,7 +420,7 @@ class EdgeBackend:
         )
         req = qe.ScrollRequest(limit=limit, filter=self._filter(flt), with_payload=True, order_by=order)
         recs, _ = self._call(lambda s: s.scroll(req))
-        return [stored_point(r.id, r.payload, r.vector) for r in recs]
+        return [p for p in map(_point, recs) if p is not None]
 
     def count(self, flt: FilterSpec) -> int:
         return int(self._call(lambda s: s.count(qe.CountRequest(filter=self._filter(flt), exact=True))))

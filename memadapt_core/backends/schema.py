@@ -6,9 +6,12 @@ from typing import Any
 
 from memadapt_core.backends.base import CollectionInfo
 
-__all__ = ["KEYWORD_INDEXES", "SCHEMA_VERSION", "TENANT_INDEX", "TIME_INDEXES", "info_payload", "read_info"]
+__all__ = [
+    "KEYWORD_INDEXES", "SCHEMA_VERSION", "TENANT_INDEX", "TIME_INDEXES", "info_payload", "read_info", "read_schema",
+]  # fmt: skip
 
-SCHEMA_VERSION = 1
+# 1: the first layout; 2: the embedded store keeps records at integer point ids (backends/_slots.py).
+SCHEMA_VERSION = 2
 TENANT_INDEX = "user_id"
 KEYWORD_INDEXES = ("agent_id", "session_id", "kind", "hash", "external_id")
 TIME_INDEXES = ("observed_at", "valid_to")
@@ -24,3 +27,8 @@ def read_info(payload: dict[str, Any]) -> CollectionInfo | None:
     if not isinstance(raw, dict):
         return None
     return CollectionInfo(name="", embedder=str(raw.get("embedder")), dim=int(raw.get("dim", 0)))
+
+
+def read_schema(payload: dict[str, Any]) -> int:
+    raw = payload.get("memadapt_info")
+    return int(raw.get("schema", 1)) if isinstance(raw, dict) else 1
