@@ -6,10 +6,13 @@ import logging
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from tokenizers import Tokenizer
 
 from memadapt_core.embedders.base import Embedder, Vectors
 from memadapt_core.errors import ConfigurationError
@@ -33,24 +36,37 @@ def _import_wordllama() -> Any:
     return wordllama
 
 
+class _Model(NamedTuple):
+    tokenizer: Any  # tokenizers.Tokenizer, without padding
+    table: npt.NDArray[np.float32]  # one row per token id
+
+
 @lru_cache(maxsize=4)
-def _load(config: str, dim: int) -> Any:
+def _load(config: str, dim: int) -> _Model:
     # Loading from the package folder with downloads disabled works offline; a plain `WordLlama.load()` looks
     # for its tokenizer in the wrong folder and tries the hub (REFERENCE.md).
     wordllama = _import_wordllama()
 
     with _LOAD_LOCK:
         try:
-            return wordllama.WordLlama.load(
+            model = wordllama.WordLlama.load(
                 config=config, cache_dir=Path(wordllama.__file__).parent, dim=dim, disable_download=True
             )
         except Exception as exc:
             msg = f"cannot load WordLlama model {config!r} (dim {dim}) from the installed package: {exc}"
             raise ConfigurationError(msg) from exc
+    tokenizer = Tokenizer.from_str(model.tokenizer.to_str())  # a copy: WordLlama's pads every batch
+    tokenizer.no_padding()
+    return _Model(tokenizer, np.ascontiguousarray(model.embedding, dtype=np.float32))
 
 
 class WordLlamaEmbedder(Embedder):
-    """The default embedder: no server, no key, no download (~15k sentences/s on two cores)."""
+    """The default embedder: no server, no key, no download (~15k sentences/s on two cores).
+
+    A text's vector is the sum of its token vectors (the direction of WordLlama's mean pooling; rows are normalised
+    afterwards), computed here rather than by ``WordLlama.embed``, which pads and masks: a query takes one
+    tokenizer call (~25 µs, against ~80), a batch ~5% less.
+    """
 
     def __init__(self, model: str | None = None, dim: int | None = None) -> None:
         self.config = model or "l2_supercat"
@@ -59,11 +75,17 @@ class WordLlamaEmbedder(Embedder):
         self._model = _load(self.config, self.dim)
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
+        tokenizer, table = self._model
         if len(texts) == 1:
-            # A query: one tokenizer call and a sum of token vectors (the mean's direction, and rows are normalised
-            # afterwards) take ~25 µs; WordLlama's batch path pads and masks, ~80 µs for one text.
-            ids = self._model.tokenizer.encode(texts[0], add_special_tokens=False).ids
-            row: Vectors = np.take(self._model.embedding, ids, axis=0, mode="clip").sum(axis=0, dtype=np.float32)
+            ids = tokenizer.encode(texts[0], add_special_tokens=False).ids
+            row: Vectors = np.take(table, ids, axis=0, mode="clip").sum(axis=0, dtype=np.float32)
             return row[None, :]
-        out = self._model.embed(list(texts), norm=False, batch_size=256)
-        return np.asarray(out, dtype=np.float32)
+        encoded = [e.ids for e in tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)]
+        lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
+        flat = np.fromiter(chain.from_iterable(encoded), dtype=np.intp, count=int(lengths.sum()))
+        out: Vectors = np.zeros((len(encoded), table.shape[1]), dtype=np.float32)
+        filled = lengths > 0  # a text with no token stays zero (Embedder._checked handles it)
+        if filled.any():
+            starts = (np.cumsum(lengths) - lengths)[filled]
+            out[filled] = np.add.reduceat(np.take(table, flat, axis=0, mode="clip"), starts, axis=0)
+        return out
