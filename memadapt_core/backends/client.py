@@ -160,7 +160,7 @@ class QdrantClientBackend:
     def _filter(self, flt: FilterSpec) -> qm.Filter:
         must: list[Any] = []
         must_not: list[Any] = []
-        for key in ("user_id", "agent_id", "session_id", "external_id", "hash"):
+        for key in ("user_id", "agent_id", "session_id"):
             value = getattr(flt, key)
             if value is not None:
                 must.append(qm.FieldCondition(key=key, match=qm.MatchValue(value=value)))

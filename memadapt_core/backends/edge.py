@@ -261,7 +261,7 @@ class EdgeBackend:
     def _build_filter(self, flt: FilterSpec) -> qe.Filter:
         must: list[Any] = []
         must_not: list[Any] = []
-        for key in ("user_id", "agent_id", "session_id", "external_id", "hash"):
+        for key in ("user_id", "agent_id", "session_id"):
             value = getattr(flt, key)
             if value is not None:
                 must.append(qe.FieldCondition(key, match=qe.MatchValue(value)))

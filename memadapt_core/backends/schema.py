@@ -13,7 +13,7 @@ __all__ = [
 # 1: the first layout; 2: the embedded store keeps records at integer point ids (backends/_slots.py).
 SCHEMA_VERSION = 2
 TENANT_INDEX = "user_id"
-KEYWORD_INDEXES = ("agent_id", "session_id", "kind", "hash", "external_id")
+KEYWORD_INDEXES = ("agent_id", "session_id", "kind")  # what filters use: an index costs every write
 TIME_INDEXES = ("observed_at", "valid_to")
 INTEGER_INDEXES = ("consolidated",)  # 0/1: see records.payload_of
 

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from memadapt_core.models import JSON, Scope
+from memadapt_core.records import uuid5
 
 __all__ = [
     "ConsolidationPlan",
@@ -93,10 +94,10 @@ def fact_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:
     (its messages still pending) is replayed later, perhaps with more messages, and its facts land on the same ids.
     """
     key = "\x1e".join(["fact", scope.key(), ",".join(sorted(set(source_ids))), normalise_text(text)])
-    return str(uuid.uuid5(_NAMESPACE, key))
+    return uuid5(key, _NAMESPACE)
 
 
 def insight_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:
     """The id of an insight with this text drawn from exactly these facts in this scope."""
     key = "\x1e".join(["insight", scope.key(), ",".join(sorted(source_ids)), normalise_text(text)])
-    return str(uuid.uuid5(_NAMESPACE, key))
+    return uuid5(key, _NAMESPACE)
