@@ -36,17 +36,18 @@ class Ranked:
     scores: dict[str, float] = field(default_factory=dict)
 
 
-def _minmax(cands: list[Candidate], min_span: float) -> dict[PointKey, float]:
-    """Min-max normalisation over at least ``min_span``: among few close candidates, small differences are not
-    stretched to the whole 0..1 range (which would let them outweigh the boosts). ``cands`` is best first."""
+def _minmax(cands: list[Candidate], min_span: float) -> tuple[float, float, float]:
+    """Min-max normalisation as ``(lo, scale, const)``: a score ``x`` maps to ``(x - lo) * scale + const``. The span
+    is at least ``min_span``: among few close candidates, small differences are not stretched to the whole 0..1
+    range (which would let them outweigh the boosts). ``cands`` is best first."""
     if not cands:
-        return {}
+        return 0.0, 0.0, 0.0
     hi = cands[0].score
     lo = min(cands[-1].score, hi - min_span)
     span = hi - lo
     if span <= 1e-12:
-        return dict.fromkeys([c.id for c in cands], 1.0)
-    return {c.id: (c.score - lo) / span for c in cands}
+        return 0.0, 0.0, 1.0
+    return lo, 1.0 / span, 0.0
 
 
 def is_relevant(dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings) -> bool:
@@ -68,26 +69,31 @@ def fuse(
     first (all of them when None)."""
     if plan.threshold is None and not is_relevant(dense, sparse, cfg):
         return []
-    dn = _minmax(dense, cfg.dense_min_span)
-    sn = _minmax(sparse, cfg.sparse_min_span * (sparse[0].score if sparse else 0.0))
-    raw_d = {c.id: c.score for c in dense}
+    d_lo, d_scale, d_const = _minmax(dense, cfg.dense_min_span)
+    s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0].score if sparse else 0.0))
     raw_s = {c.id: c.score for c in sparse}
     total = (cfg.dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
     wd, ws = cfg.dense_weight / total, cfg.sparse_weight / total
     floor = cfg.floor_dense if plan.threshold is None else None
-    scored: list[tuple[float, PointKey]] = []
-    for pid in dict.fromkeys([*raw_d, *raw_s]):
-        if floor is not None and pid not in raw_s and raw_d[pid] < floor:
+    scored: list[tuple[float, PointKey, float, float]] = []  # fused, id, raw dense, raw sparse
+    seen: set[PointKey] = set()
+    for c in dense:
+        seen.add(c.id)
+        sp = raw_s.get(c.id)
+        if sp is None and floor is not None and c.score < floor:
             continue  # neither a word in common nor close enough in meaning
-        scored.append((wd * dn.get(pid, 0.0) + ws * sn.get(pid, 0.0), pid))
+        fused = wd * ((c.score - d_lo) * d_scale + d_const)
+        if sp is not None:
+            fused += ws * ((sp - s_lo) * s_scale + s_const)
+        scored.append((fused, c.id, c.score, sp or 0.0))
+    for c in sparse:
+        if c.id not in seen:
+            scored.append((ws * ((c.score - s_lo) * s_scale + s_const), c.id, 0.0, c.score))
     scored.sort(key=_first, reverse=True)  # stable: ties keep the dense-then-sparse order
-    return [
-        Ranked(pid, base, {"dense": raw_d.get(pid, 0.0), "sparse": raw_s.get(pid, 0.0), "fused": base})
-        for base, pid in scored[:depth]
-    ]
+    return [Ranked(pid, base, {"dense": d, "sparse": sp, "fused": base}) for base, pid, d, sp in scored[:depth]]
 
 
-def _first(item: tuple[float, PointKey]) -> float:
+def _first(item: tuple[float, PointKey, float, float]) -> float:
     return item[0]
 
 
@@ -96,31 +102,36 @@ def boost(
 ) -> list[Ranked]:
     """Stage two, on the best fused candidates and their payloads: speaker, date, "when" and session boosts."""
     ranked = [r for r in ranked if r.id in payloads]
-    names = {str(p["name"]) for p in payloads.values() if p.get("name")}
-    speaker = _named_speaker(plan.text, names) if names and cfg.speaker_boost else None
+    names = {str(n) for p in payloads.values() if (n := p.get("name"))} if cfg.speaker_boost else set()
+    speaker = _named_speaker(plan.text, names) if names else None
+    when = plan.when and cfg.when_boost
+    best: dict[str, float] = {}  # the best fused score of each session among the candidates
     for r in ranked:
         payload = payloads[r.id]
+        extra = 0.0
         if speaker is not None and payload.get("name") == speaker:
             r.scores["speaker"] = cfg.speaker_boost
-        at = payload.get("observed_at")
-        if plan.window is not None and at and plan.window.contains(datetime.fromisoformat(at)):
+            extra += cfg.speaker_boost
+        at = payload.get("observed_at") if plan.window is not None else None
+        if at and plan.window is not None and plan.window.contains(datetime.fromisoformat(at)):
             r.scores["date"] = cfg.date_boost
-        if plan.when and payload.get("has_time"):
+            extra += cfg.date_boost
+        if when and payload.get("has_time"):
             r.scores["when"] = cfg.when_boost
-    if cfg.session_prior:
-        best: dict[str, float] = {}
+            extra += cfg.when_boost
+        r.score = r.scores["fused"] + extra
+        if (sess := payload.get("session_id")) is not None and r.scores["fused"] > best.get(sess, -1.0):
+            best[sess] = r.scores["fused"]
+    if cfg.session_prior and len(best) > 1:
         for r in ranked:
-            sess = payloads[r.id].get("session_id")
-            if sess is not None:
-                best[sess] = max(best.get(sess, 0.0), r.scores["fused"])
-        if len(best) > 1:
-            for r in ranked:
-                sess = payloads[r.id].get("session_id")
-                if sess is not None:
-                    r.scores["session"] = cfg.session_prior * best[sess]
-    for r in ranked:
-        r.score = r.scores["fused"] + sum(v for k, v in r.scores.items() if k not in ("dense", "sparse", "fused"))
-    ranked.sort(key=lambda r: r.score, reverse=True)
+            if (sess := payloads[r.id].get("session_id")) is not None:
+                r.scores["session"] = cfg.session_prior * best[sess]
+                r.score += r.scores["session"]
+    ranked.sort(key=_score, reverse=True)
     if plan.threshold is not None:
         ranked = [r for r in ranked if r.score >= plan.threshold]
     return ranked
+
+
+def _score(r: Ranked) -> float:
+    return r.score

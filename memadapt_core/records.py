@@ -35,6 +35,8 @@ _TIME_FIELDS = ("observed_at", "created_at", "updated_at", "valid_from", "valid_
 _OPTIONAL_FIELDS = (
     "user_id", "agent_id", "session_id", "role", "name", "external_id", "supersedes", "superseded_by",
 )  # fmt: skip
+_AS_IS = frozenset(("text", "kind", "hash", *_OPTIONAL_FIELDS))
+_TIME_SET = frozenset(_TIME_FIELDS)
 HISTORY_LIMIT = 100  # MemorySettings.history_limit's default
 
 
@@ -152,23 +154,25 @@ def event_payload(event: HistoryEvent) -> dict[str, Any]:
 
 
 def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
-    data: dict[str, Any] = {k: payload.get(k) for k in _OPTIONAL_FIELDS if payload.get(k) is not None}
-    for key in _TIME_FIELDS:
-        if payload.get(key):
-            data[key] = datetime.fromisoformat(payload[key])
+    data: dict[str, Any] = {"id": point_id, "text": "", "kind": "message"}
+    for key, value in payload.items():  # one pass: this runs for every hit of every search
+        if value is None:
+            continue
+        if key in _AS_IS:
+            data[key] = value
+        elif key in _TIME_SET:
+            if value:
+                data[key] = datetime.fromisoformat(value)
+        elif key == "source_ids":
+            data[key] = list(value)
+        elif key == "metadata":
+            data[key] = dict(value)
+        elif key == "consolidated":
+            data[key] = bool(value)
     data.setdefault("updated_at", data.get("created_at"))
-    if payload.get("kind", "message") != "message":
+    if data["kind"] != "message":
         data.setdefault("valid_from", data.get("observed_at"))
-    return MemoryRecord(
-        id=point_id,
-        text=payload.get("text", ""),
-        kind=payload.get("kind", "message"),
-        hash=payload.get("hash", ""),
-        source_ids=list(payload.get("source_ids") or []),
-        consolidated=bool(payload.get("consolidated", False)),
-        metadata=dict(payload.get("metadata") or {}),
-        **data,
-    )
+    return MemoryRecord(**data)
 
 
 def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:
