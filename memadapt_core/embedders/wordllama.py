@@ -20,6 +20,7 @@ from memadapt_core.errors import ConfigurationError
 __all__ = ["WordLlamaEmbedder"]
 
 _LOAD_LOCK = threading.Lock()
+_CHUNK = 512  # texts embedded together: their token vectors take ~4 MB
 
 
 def _import_wordllama() -> Any:
@@ -80,12 +81,15 @@ class WordLlamaEmbedder(Embedder):
             ids = tokenizer.encode(texts[0], add_special_tokens=False).ids
             row: Vectors = np.take(table, ids, axis=0, mode="clip").sum(axis=0, dtype=np.float32)
             return row[None, :]
-        encoded = [e.ids for e in tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)]
-        lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
-        flat = np.fromiter(chain.from_iterable(encoded), dtype=np.intp, count=int(lengths.sum()))
-        out: Vectors = np.zeros((len(encoded), table.shape[1]), dtype=np.float32)
-        filled = lengths > 0  # a text with no token stays zero (Embedder._checked handles it)
-        if filled.any():
-            starts = (np.cumsum(lengths) - lengths)[filled]
-            out[filled] = np.add.reduceat(np.take(table, flat, axis=0, mode="clip"), starts, axis=0)
+        out: Vectors = np.zeros((len(texts), table.shape[1]), dtype=np.float32)
+        for first in range(0, len(texts), _CHUNK):  # token vectors of a chunk only: bounded memory
+            chunk = list(texts[first : first + _CHUNK])
+            encoded = [e.ids for e in tokenizer.encode_batch_fast(chunk, add_special_tokens=False)]
+            lengths = np.fromiter(map(len, encoded), dtype=np.intp, count=len(encoded))
+            flat = np.fromiter(chain.from_iterable(encoded), dtype=np.intp, count=int(lengths.sum()))
+            filled = lengths > 0  # a text with no token stays zero (Embedder._checked handles it)
+            if filled.any():
+                starts = (np.cumsum(lengths) - lengths)[filled]
+                sums = np.add.reduceat(np.take(table, flat, axis=0, mode="clip"), starts, axis=0)
+                out[first : first + len(chunk)][filled] = sums
         return out

@@ -28,6 +28,27 @@ def test_default_embedder_is_wordllama_from_the_wheel(memory: Memory) -> None:
     assert memory.embedder.dim == 256
 
 
+def test_the_default_embedder_points_where_wordllama_itself_does(memory: Memory) -> None:
+    from pathlib import Path
+
+    from memadapt_core.embedders.wordllama import _import_wordllama
+
+    wordllama = _import_wordllama()
+    own = wordllama.WordLlama.load(
+        config="l2_supercat", cache_dir=Path(wordllama.__file__).parent, dim=256, disable_download=True
+    )
+    texts = ["I adopted a cat named Miso", "my sister lives in Lisbon", "what did Sam say about the marathon"]
+    assert np.allclose(memory.embedder.embed_documents(texts), own.embed(texts, norm=True), atol=1e-6)
+
+
+def test_a_batch_embeds_each_text_as_a_query_alone_would(memory: Memory) -> None:
+    # More texts than one chunk of the batch path, and texts without a known token between them.
+    texts = [f"note {i} about the trip to Kyoto" if i % 97 else "" for i in range(1200)]
+    batch = memory.embedder.embed_documents(texts)
+    alone = np.stack([memory.embedder.embed_query(t) for t in texts])
+    assert np.allclose(batch, alone, atol=1e-6)
+
+
 def test_loading_the_default_embedder_leaves_the_applications_logging_alone() -> None:
     # wordllama's import calls logging.basicConfig(level=INFO); a fresh process shows whether that leaks.
     code = (
