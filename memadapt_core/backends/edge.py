@@ -1,9 +1,11 @@
 """The embedded default: qdrant-edge-py, Qdrant's Rust engine in-process, one folder, durable through its WAL.
 
 Layout: ``<path>/<collection>/`` is an edge shard. One process per folder (an OS lock); a second opener gets
-``StoreLockedError``. Search stays exact on plain segments (sub-millisecond per tenant): the optimizer is configured
-never to build HNSW, which blocks for minutes at 100k points holding the GIL. ``optimize()`` vacuums; so does a
-background thread after enough deletes, and writes are refused while the disk is nearly full (``_upkeep.py``).
+``StoreLockedError``. Records live at integer point ids derived from their UUIDs (``_slots.py``): qdrant-edge
+hands UUID ids back as ``uuid.UUID`` objects, slowly. Search stays exact on plain segments (sub-millisecond per
+tenant): the optimizer is configured never to build HNSW, which blocks for minutes at 100k points holding the GIL.
+``optimize()`` vacuums; so does a background thread after enough deletes, and writes are refused while the disk is
+nearly full (``_upkeep.py``).
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def _edge_sparse(v: SparseVector) -> qe.SparseVector:
 def _point(record: Any, *, with_vectors: bool = False) -> StoredPoint | None:
     """A stored record as the engine sees it: its id from the payload, which keeps the rest (None for the info
     point, which has no record id)."""
-    payload = dict(record.payload or {})
+    payload = record.payload or {}  # a new dict on each access: ours to change
     rid = payload.pop(RID, None)
     if not isinstance(rid, str):
         return None
