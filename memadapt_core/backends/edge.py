@@ -88,6 +88,10 @@ class EdgeBackend:
         self._shard: qe.EdgeShard | None = None
         self._write_lock = threading.Lock()
         self.info: CollectionInfo | None = None
+        # Whether any record may have ended (has a valid_to). Until one has, "still valid" matches every record and
+        # searches skip the condition: each condition is checked point by point, ~35-65 µs a search at 1,000
+        # records a user. Set before any write that ends a record; counted again on open.
+        self._ended = True
         self._guard = DiskGuard(self.root, min_free_disk_mb * 2**20)
         self._folder = self.root
         self.upkeep = Upkeep(
@@ -144,12 +148,15 @@ class EdgeBackend:
             if found is not None:
                 if self._schema() < SCHEMA_VERSION:
                     self._move_to_slots(info)
-                self.info = info
-                self._warm_up(info.dim)
+                self._ready(info)
                 return
         self._create_indexes()
         self._write_info(info)
+        self._ready(info)
+
+    def _ready(self, info: CollectionInfo) -> None:
         self.info = info
+        self._ended = self._count_ended() > 0
         self._warm_up(info.dim)
 
     def _move_to_slots(self, info: CollectionInfo) -> None:
@@ -197,6 +204,10 @@ class EdgeBackend:
 
     def _schema(self) -> int:
         return read_schema(self._info_payload() or {})
+
+    def _count_ended(self) -> int:
+        ended = qe.Filter(must_not=[qe.IsEmptyCondition("valid_to")])
+        return int(self._call(lambda s: s.count(qe.CountRequest(filter=ended, exact=True))))
 
     def _warm_up(self, dim: int) -> None:
         # The first query after opening takes 1-6 ms; pay it here, not on a user's first search.
@@ -273,7 +284,7 @@ class EdgeBackend:
             must.append(qe.FieldCondition("source_ids", match=qe.MatchAny(list(flt.source_ids_any))))
         if flt.kinds is not None:
             must.append(qe.FieldCondition("kind", match=qe.MatchAny(list(flt.kinds))))
-        if flt.valid_only:
+        if flt.valid_only and self._ended:
             must.append(qe.IsEmptyCondition("valid_to"))
         if flt.observed_from is not None or flt.observed_to is not None:
             rng = qe.RangeDateTime(
@@ -317,6 +328,7 @@ class EdgeBackend:
             return
 
         def build(shard: qe.EdgeShard) -> qe.UpdateOperation:
+            self._ended = self._ended or any("valid_to" in p.payload for p in points)
             candidates = slot_map(p.id for p in points)
             where, homeless = place(self._taken(shard, candidates), candidates)
             if homeless:
@@ -345,6 +357,7 @@ class EdgeBackend:
         if ids:
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
+                self._ended = self._ended or payload.get("valid_to") is not None
                 homes: list[Any] = list(self._homes(shard, ids).values())
                 return qe.UpdateOperation.set_payload(homes, payload) if homes else None
 

@@ -68,14 +68,18 @@ def test_add_returns_while_the_llm_is_still_working(server: ScriptedLLMServer) -
         server.release()
 
 
+def _paris_then_berlin(mem: Memory, server: ScriptedLLMServer) -> None:
+    server.push(extracted(("Alex lives in Paris", [0])))
+    mem.add(said("I live in Paris", T0), user_id="alex", session_id="s1")
+    mem.flush()
+    server.push(extracted(("Alex lives in Berlin", [0])), decided((0, "UPDATE", 0)))
+    mem.add(said("I moved to Berlin", LATER), user_id="alex", session_id="s2")
+    mem.flush()
+
+
 def test_a_contradiction_supersedes_and_search_returns_the_new_fact(server: ScriptedLLMServer) -> None:
     with Memory(location=":memory:", **llm(server)) as mem:
-        server.push(extracted(("Alex lives in Paris", [0])))
-        mem.add(said("I live in Paris", T0), user_id="alex", session_id="s1")
-        mem.flush()
-        server.push(extracted(("Alex lives in Berlin", [0])), decided((0, "UPDATE", 0)))
-        mem.add(said("I moved to Berlin", LATER), user_id="alex", session_id="s2")
-        mem.flush()
+        _paris_then_berlin(mem, server)
 
         hits = mem.search("where does Alex live", user_id="alex", kinds=["fact"])
         assert [h.record.text for h in hits] == ["Alex lives in Berlin"]
@@ -91,6 +95,24 @@ def test_a_contradiction_supersedes_and_search_returns_the_new_fact(server: Scri
         assert {h.record.text for h in everything} == {"Alex lives in Paris", "Alex lives in Berlin"}
         then = mem.search("where does Alex live", user_id="alex", kinds=["fact"], as_of=T0 + timedelta(days=1))
         assert [h.record.text for h in then] == ["Alex lives in Paris"]
+
+
+def test_a_superseded_fact_stays_hidden_after_the_store_is_reopened(server: ScriptedLLMServer, tmp_path: Path) -> None:
+    with Memory(path=tmp_path, **llm(server)) as mem:
+        _paris_then_berlin(mem, server)
+    with Memory(path=tmp_path) as mem:
+        hits = mem.search("where does Alex live", user_id="alex", kinds=["fact"])
+        assert [h.record.text for h in hits] == ["Alex lives in Berlin"]
+
+
+def test_an_imported_superseded_fact_stays_hidden(server: ScriptedLLMServer, tmp_path: Path) -> None:
+    with Memory(location=":memory:", **llm(server)) as mem:
+        _paris_then_berlin(mem, server)
+        mem.export(tmp_path / "alex.jsonl", user_id="alex")
+    with Memory(location=":memory:") as fresh:
+        fresh.import_(tmp_path / "alex.jsonl")
+        hits = fresh.search("where does Alex live", user_id="alex", kinds=["fact"])
+        assert [h.record.text for h in hits] == ["Alex lives in Berlin"]
 
 
 def test_a_hypothetical_is_not_stored_as_a_fact(server: ScriptedLLMServer) -> None:
