@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import qdrant_edge as qe
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memadapt_core import Memory
 from memadapt_core.backends._slots import RID, home_slots, place, slot_map, slots
@@ -59,6 +61,29 @@ def test_a_record_whose_slots_both_hold_others_fits_nowhere() -> None:
 
 def test_a_slot_holding_another_record_is_not_a_records_home() -> None:
     assert home_slots({LOW: A}, slot_map([B])) == {}
+
+
+# Few distinct halves, so that records collide often.
+_half = st.integers(min_value=1, max_value=6)
+_ids = st.lists(st.tuples(_half, _half).map(lambda hl: _id(hl[0], hl[1])), max_size=8)
+
+
+@given(stored=_ids, batch=_ids)
+def test_placing_never_moves_a_record_nor_puts_two_in_one_slot(stored: list[str], batch: list[str]) -> None:
+    taken: dict[int, object] = {}
+    for rid in stored:  # a store filled one record at a time
+        where, _ = place(taken, slot_map([rid]))
+        taken.update({slot: r for r, slot in where.items()})
+    where, homeless = place(taken, slot_map(batch))
+    assert set(where) | set(homeless) == set(batch)
+    assert len(set(where.values())) == len(where)  # one record a slot
+    homes = {r: slot for slot, r in taken.items()}
+    for rid, slot in where.items():
+        assert slot in slots(rid)
+        assert taken.get(slot, rid) == rid  # a slot held by another record is never taken
+        assert homes.get(rid, slot) == slot  # a stored record stays where it is
+    for rid in homeless:
+        assert all(taken.get(s) not in (None, rid) or s in where.values() for s in slots(rid))
 
 
 def _point(rid: str, text: str) -> StoredPoint:
