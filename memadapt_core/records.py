@@ -14,7 +14,6 @@ from .models import HistoryEvent, MemoryRecord, Scope
 from .temporal import mentions_time
 
 __all__ = [
-    "HISTORY_LIMIT",
     "cap_history",
     "dense_text",
     "event_payload",
@@ -37,7 +36,6 @@ _OPTIONAL_FIELDS = (
 )  # fmt: skip
 _AS_IS = frozenset(("text", "kind", "hash", *_OPTIONAL_FIELDS))
 _TIME_SET = frozenset(_TIME_FIELDS)
-HISTORY_LIMIT = 100  # MemorySettings.history_limit's default
 
 
 def utcnow() -> datetime:
@@ -88,9 +86,7 @@ def said_on(payload: dict[str, Any], enabled: bool) -> datetime | None:
     return datetime.fromisoformat(payload["observed_at"])
 
 
-def payload_of(
-    record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, history_limit: int = HISTORY_LIMIT
-) -> dict[str, Any]:
+def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, history_limit: int) -> dict[str, Any]:
     """The stored payload. Lean on purpose (building a point costs in proportion to its payload): what can be
     derived is left out and restored by ``record_from_payload`` / ``history_of``. At most ``history_limit`` events
     are kept (``cap_history``)."""

@@ -179,7 +179,8 @@ class ReflectionTracker:
         with self._lock:
             self._seeded.add(scope)
             known = self._new.setdefault(scope, [])
-            known.extend(i for i in fact_ids if i not in set(known))
+            have = set(known)
+            known.extend(i for i in dict.fromkeys(fact_ids) if i not in have)
 
     def note(self, plan: ConsolidationPlan) -> None:
         """Count what a fact plan added and ended."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memadapt_core import Memory
-from memadapt_core.backends._slots import RID, home_slots, place, slot_map, slots
+from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slot_map, slots
 from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
 from memadapt_core.backends.schema import info_payload, read_schema
 from memadapt_core.models import MemoryRecord
@@ -89,41 +90,37 @@ def test_placing_never_moves_a_record_nor_puts_two_in_one_slot(stored: list[str]
 def _point(rid: str, text: str) -> StoredPoint:
     now = utcnow()
     record = MemoryRecord(id=rid, text=text, user_id="u1", observed_at=now, created_at=now, updated_at=now)
-    return StoredPoint(rid, payload_of(record), HashEmbedder().embed_query(text), None)
+    return StoredPoint(rid, payload_of(record, history_limit=100), HashEmbedder().embed_query(text), None)
 
 
 @pytest.fixture
-def colliding(tmp_path: Path) -> Memory:
-    mem = Memory(path=tmp_path, embedder=HashEmbedder())
-    mem._s.backend.upsert([_point(A, "alpha apples"), _point(B, "bravo bananas")])
-    return mem
+def colliding(tmp_path: Path) -> Iterator[Memory]:
+    with Memory(path=tmp_path, embedder=HashEmbedder()) as mem:
+        mem._s.backend.upsert([_point(A, "alpha apples"), _point(B, "bravo bananas")])
+        yield mem
 
 
 def test_colliding_records_are_both_kept(colliding: Memory) -> None:
-    with colliding as mem:
-        assert mem.get(A).text == "alpha apples"  # type: ignore[union-attr]
-        assert mem.get(B).text == "bravo bananas"  # type: ignore[union-attr]
+    assert colliding.get(A).text == "alpha apples"  # type: ignore[union-attr]
+    assert colliding.get(B).text == "bravo bananas"  # type: ignore[union-attr]
 
 
 def test_deleting_one_of_two_colliding_records_keeps_the_other(colliding: Memory) -> None:
-    with colliding as mem:
-        assert mem.delete(A)
-        assert mem.get(A) is None
-        assert mem.get(B).text == "bravo bananas"  # type: ignore[union-attr]
+    assert colliding.delete(A)
+    assert colliding.get(A) is None
+    assert colliding.get(B).text == "bravo bananas"  # type: ignore[union-attr]
 
 
 def test_a_colliding_record_is_found_by_search_under_its_own_id(colliding: Memory) -> None:
-    with colliding as mem:
-        hits = mem.search("bravo bananas", user_id="u1", threshold=0.0)
-        assert [h.record.id for h in hits][:1] == [B]
+    hits = colliding.search("bravo bananas", user_id="u1", threshold=0.0)
+    assert [h.record.id for h in hits][:1] == [B]
 
 
 def test_an_update_of_a_record_at_its_second_slot_stays_there(colliding: Memory) -> None:
-    with colliding as mem:
-        mem.delete(A)  # its first slot is free now
-        mem.update(B, text="bravo blueberries")
-        assert mem.get(B).text == "bravo blueberries"  # type: ignore[union-attr]
-        assert mem.count(user_id="u1") == 1
+    colliding.delete(A)  # its first slot is free now
+    colliding.update(B, text="bravo blueberries")
+    assert colliding.get(B).text == "bravo blueberries"  # type: ignore[union-attr]
+    assert colliding.count(user_id="u1") == 1
 
 
 def _make_legacy(folder: Path) -> None:
@@ -135,7 +132,7 @@ def _make_legacy(folder: Path) -> None:
         assert shard is not None
         assert info is not None
         recs, _ = shard.scroll(qe.ScrollRequest(limit=1000, with_payload=True, with_vector=True))
-        points = [r for r in recs if r.id != 0]
+        points = [r for r in recs if r.id != INFO_SLOT]
         old = [qe.Point(r.payload[RID], r.vector, {k: v for k, v in r.payload.items() if k != RID}) for r in points]
         payload = info_payload(info)
         payload["memadapt_info"]["schema"] = 1
