@@ -22,6 +22,7 @@ __all__ = [
     "check_utc",
     "fit_query",
     "parse_filters",
+    "parse_json_object",
     "parse_kinds",
     "parse_limit",
     "parse_messages",
@@ -213,14 +214,22 @@ def parse_time_range(value: object) -> tuple[datetime | None, datetime | None] |
 def parse_metadata(value: object, field: str = "metadata") -> dict[str, Any]:
     if value is None:
         return {}
+    result = parse_json_object(field, value)
+    for key in result:
+        if key in RESERVED_METADATA_KEYS:
+            msg = f"{field}.{key}"
+            raise ValidationError(msg, "is a system field; choose another key")
+    return result
+
+
+def parse_json_object(field: str, value: object) -> dict[str, Any]:
+    """A dict of JSON values, as a deep copy in plain JSON types, refused unless the store can keep it: finite
+    numbers, no cycles, at most 64 kB as JSON, within the depth, integer and Unicode limits of ``check_storable``."""
     if not isinstance(value, Mapping):
         raise ValidationError(field, f"must be a dict, not {type(value).__name__}")
     for key in value:
         if not isinstance(key, str):
             raise ValidationError(field, f"keys must be strings, not {type(key).__name__}")
-        if key in RESERVED_METADATA_KEYS:
-            msg = f"{field}.{key}"
-            raise ValidationError(msg, "is a system field; choose another key")
     try:
         encoded = json.dumps(value, allow_nan=False, check_circular=True)
     except (TypeError, ValueError, RecursionError) as exc:

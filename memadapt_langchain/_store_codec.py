@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from memadapt_core import MemoryRecord, SearchHit, ValidationError
+from memadapt_core import MemoryRecord, SearchHit
+from memadapt_core.inputs import parse_json_object
 from memadapt_core.models import JSON
 
 from ._engine import ScopeIds
@@ -67,8 +68,9 @@ def put_input(
     index: Literal[False] | list[str] | None,
     fields: Sequence[str],
 ) -> dict[str, JSON]:
-    """The ``add`` input for a put: the text to embed is the value at ``fields`` (a put's ``index`` overrides)."""
-    _check_value(value)
+    """The ``add`` input for a put: the text to embed is the value at ``fields`` (a put's ``index`` overrides). The
+    value is checked as JSON before anything walks it (a datetime or a set would fail there)."""
+    value = parse_json_object("value", value)
     text = "" if index is False else _indexed_text(value, fields if index is None else index)
     prefixes = [_SEP.join(namespace[:depth]) for depth in range(len(namespace) + 1)]
     return {
@@ -81,23 +83,11 @@ def put_input(
                 "namespace": _SEP.join(namespace),
                 "prefixes": prefixes,
                 "key": key,
-                "value": dict(value),
+                "value": value,
                 "indexed": int(bool(text)),  # 1/0, not a bool: the edge backend cannot match booleans yet
             }
         },
     }
-
-
-def _check_value(value: object) -> None:
-    """Refuse a value that is not a JSON object before anything reads it (the text to index is found by
-    walking it, which fails on a datetime or a set); the engine checks the rest (depth, sizes, Unicode)."""
-    field = "value"
-    if not isinstance(value, Mapping):
-        raise ValidationError(field, f"must be a dict, not {type(value).__name__}")
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise ValidationError(field, f"must be JSON (finite numbers, no cycles): {exc}") from exc
 
 
 def namespace_of(record: MemoryRecord) -> tuple[str, ...]:
