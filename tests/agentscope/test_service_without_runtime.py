@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from memadapt_agentscope import MemadaptMemoryService
+from memadapt_core import AsyncMemory
 
 
 def message(text: str, id: str, role: str = "user") -> dict[str, Any]:
@@ -49,3 +50,14 @@ async def test_service_opens_and_closes_its_own_engine_when_given_none(tmp_path,
 
     async with MemadaptMemoryService() as reopened:
         assert len(await reopened.list_memory("alice")) == 1
+
+
+async def test_a_page_bigger_than_the_engine_limit_is_gathered_from_several_engine_pages():
+    async with AsyncMemory(location=":memory:", max_limit=5) as engine, MemadaptMemoryService(engine) as service:
+        await service.add_memory("alice", [message(f"turn number {i}", f"m{i}") for i in range(8)])
+
+        first = await service.list_memory("alice", {"page_num": 1, "page_size": 7})
+        second = await service.list_memory("alice", {"page_num": 2, "page_size": 7})
+
+    assert [m["id"] for m in first] == [f"m{i}" for i in range(7)]
+    assert [m["id"] for m in second] == ["m7"]

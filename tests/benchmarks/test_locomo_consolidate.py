@@ -64,7 +64,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]
     """One consolidating run, shared by the tests (they only read its report)."""
     folder = tmp_path_factory.mktemp("locomo_consolidate")
     out = folder / "locomo_consolidate.json"
-    argv = ["--data", str(tiny_locomo(folder / "tiny.json")), "--consolidate", "--llm-delay-ms", "0"]
+    # Each LLM answer comes 250 ms late: an add that waited for consolidation would show it.
+    argv = ["--data", str(tiny_locomo(folder / "tiny.json")), "--consolidate", "--llm-delay-ms", "250"]
     return locomo.main([*argv, "--out", str(out)]), out
 
 
@@ -95,6 +96,8 @@ def test_consolidate_stores_facts_linked_to_their_turns_and_finds_them(run: tupl
     assert section["stored"]["facts"] == section["observations_in_data"] == 5
     assert section["stored"]["facts_without_source_ids"] == 0
     assert section["stored"]["facts_with_unknown_source_ids"] == 0
+    assert section["stored"]["duplicate_fact_texts"] == 0
+    assert section["stored"]["evidence_cited_by_facts"]["overall"] == 1.0
     assert section["worker"]["messages"] == 7
     assert facts_only["kinds_in_top_10"].keys() == {"fact"}
     assert facts_only["r@10"]["overall"] > 0.0
@@ -109,4 +112,4 @@ def test_consolidate_times_add_with_consolidation_off_and_on(run: tuple[dict[str
     assert add["consolidation_off"]["calls"] == add["consolidation_on"]["calls"] == 2
     assert add["consolidation_on"]["turns"] == 7
     assert add["consolidation_on"]["per_call_ms"]["p50"] > 0
-    assert add["consolidation_on"]["flush_after_last_add_s"] >= 0
+    assert add["consolidation_on"]["calls_returned_before_their_turns_were_consolidated"] == 2

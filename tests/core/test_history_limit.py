@@ -7,18 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from memadapt_core import AsyncMemory, ConfigurationError, HistoryEvent, Memory, MemorySettings
+from memadapt_core import AsyncMemory, ConfigurationError, HistoryEvent, Memory, MemoryRecord, MemorySettings
 
 
 def _texts(events: list[HistoryEvent]) -> list[tuple[str, str | None]]:
     return [(e.event, e.new_text) for e in events]
 
 
+def _updated(mem: Memory, times: int) -> MemoryRecord:
+    """A fact added as "version 0", then updated to "version 1" ... "version <times>"."""
+    (rec,) = mem.add("version 0", user_id="alice", kind="fact")
+    for i in range(1, times + 1):
+        mem.update(rec.id, text=f"version {i}")
+    return rec
+
+
 def test_a_record_updated_past_the_limit_keeps_its_add_and_the_newest_changes() -> None:
     with Memory(location=":memory:", history_limit=5) as mem:
-        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
-        for i in range(1, 31):
-            mem.update(rec.id, text=f"version {i}")
+        rec = _updated(mem, 30)
 
         events = mem.history(rec.id)
 
@@ -29,18 +35,14 @@ def test_a_record_updated_past_the_limit_keeps_its_add_and_the_newest_changes() 
 
 def test_a_record_within_the_limit_keeps_every_event() -> None:
     with Memory(location=":memory:", history_limit=5) as mem:
-        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
-        for i in range(1, 5):
-            mem.update(rec.id, text=f"version {i}")
+        rec = _updated(mem, 4)
 
         assert _texts(mem.history(rec.id)) == [("add", "version 0")] + [("update", f"version {i}") for i in range(1, 5)]
 
 
 def test_the_stored_payload_stays_bounded_however_many_updates() -> None:
     with Memory(location=":memory:", history_limit=3) as mem:
-        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
-        for i in range(1, 200):
-            mem.update(rec.id, text=f"version {i}")
+        rec = _updated(mem, 199)
 
         (point,) = mem._s.backend.retrieve([rec.id])
         assert len(point.payload["history"]) == 3  # the add (its text is no longer derivable) and two changes
@@ -59,9 +61,7 @@ async def test_the_async_engine_caps_history_the_same_way() -> None:
 
 def test_a_capped_history_survives_export_and_import(tmp_path: Path) -> None:
     with Memory(location=":memory:", history_limit=4) as mem:
-        (rec,) = mem.add("version 0", user_id="alice", kind="fact")
-        for i in range(1, 11):
-            mem.update(rec.id, text=f"version {i}")
+        rec = _updated(mem, 10)
         before = mem.history(rec.id)
         mem.export(tmp_path / "dump.jsonl")
     with Memory(location=":memory:", history_limit=4) as mem:

@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from memadapt_agentscope import MemadaptMemoryService, MemadaptMiddleware
 from memadapt_autogen import MemadaptMemory
-from memadapt_core import AsyncMemory, MemadaptError, Memory, ValidationError
+from memadapt_core import MemadaptError, Memory, ValidationError
 from memadapt_langchain import (
     MemadaptChatMessageHistory,
     MemadaptRetriever,
@@ -219,25 +219,13 @@ async def test_the_runtime_service_refuses_messages_that_are_not_a_list(memory: 
     assert err.value.field == "messages"
 
 
-async def test_a_runtime_page_bigger_than_the_engine_limit_is_gathered_from_several() -> None:
-    async with AsyncMemory(location=":memory:", max_limit=5) as engine, MemadaptMemoryService(engine) as service:
-        turns = [{"role": "user", "content": f"turn number {i}"} for i in range(8)]
-        await engine.add(turns, user_id="alice")
-
-        first = await service.list_memory("alice", {"page_num": 1, "page_size": 7})
-        second = await service.list_memory("alice", {"page_num": 2, "page_size": 7})
-
-    assert len(first) == 7
-    assert len(second) == 1
-
-
 async def test_the_search_memory_tool_called_with_a_string_searches_it_whole(memory: Memory) -> None:
     memory.add("I like green tea", user_id="alice", kind="fact")
     [search, _] = await MemadaptMiddleware(memory, user_id="alice", mode="agent_control").list_tools()
 
     chunk = await search(keywords="green tea")
 
-    assert "green tea" in chunk.content[0].text
+    assert chunk.content[0].text == memory.format_context("green tea", memory.search("green tea", user_id="alice"))
 
 
 # -- LangChain / LangGraph ---------------------------------------------------------------------------------------

@@ -81,13 +81,6 @@ def test_a_moment_outside_the_utc_range_is_refused_by_validation(memory: Memory,
         call(memory)  # type: ignore[operator]
 
 
-def test_an_id_that_cannot_exist_is_simply_not_found(memory: Memory) -> None:
-    assert memory.get("not-a-uuid") is None
-    assert memory.delete("not-a-uuid") is False
-    with pytest.raises(ValidationError, match="no memory"):
-        memory.update("not-a-uuid", text="x")
-
-
 @pytest.mark.parametrize("ids", [math.nan, object(), 3])
 def test_ids_that_are_not_a_list_are_refused_by_validation(memory: Memory, ids: object) -> None:
     with pytest.raises(ValidationError):
