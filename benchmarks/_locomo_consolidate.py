@@ -18,8 +18,10 @@ How a fact counts (the honest reading): a hit reaches the evidence turns *its co
 its own dia_id (``external_id``); a fact reaches the dia_ids of its ``source_ids`` (the engine's lineage, record ids
 of stored messages, mapped back through what ``add`` returned), never the observation's ids in the data file; an
 insight reaches its facts' turns. ``r@k`` = the evidence turns reached by the top k *records* (k memories, as an agent
-sees them), so a fact citing two turns can reach both in one slot; ``turns r@k`` is stricter: the reached dia_ids in
-rank order, cut at k ids. Both are LoCoMo's turn-level recall, by LoCoMo's category ids, overall = categories 1-4.
+sees them), so a fact citing two turns can reach both in one slot; ``turns r@k`` takes the dia_ids all 10 records
+reach, in rank order without repeats, cut at k ids (neither bounds the other: a record past the k-th can add an id
+when the first records repeat ids). Both are LoCoMo's turn-level recall, by LoCoMo's category ids, overall =
+categories 1-4.
 
 Caveat: the observations were written with the whole session in view and the questions were written from the same
 conversations, so replayed facts are a good extractor's output, not a weak one's; a real model's facts will differ.
@@ -48,24 +50,6 @@ WAYS: tuple[tuple[str, list[str] | None], ...] = (
 
 
 @dataclass
-class Adds:
-    """Per-``add`` timings of one ingestion, and how many calls returned before their turns were consolidated."""
-
-    ms: list[float] = field(default_factory=list)
-    turns: int = 0
-    seconds: float = 0.0
-    pending_on_return: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "calls": len(self.ms),
-            "turns": self.turns,
-            "per_call_ms": {"p50": round(pct(self.ms, 50), 3), "p95": round(pct(self.ms, 95), 3)},
-            "ingest_s": round(self.seconds, 3),
-        }
-
-
-@dataclass
 class Way:
     name: str
     kinds: list[str] | None
@@ -76,10 +60,9 @@ class Way:
 
     def to_json(self, config: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "config": {**config, "kinds": self.kinds}}
+        out["questions"] = summarise(self.ranked, ks=KS)["questions"]
         for k in KS:  # the reached turns of the top k records, scored without a further cut
-            scored = summarise(self.reached[k], ks=(10**9,))
-            out["questions"] = scored["questions"]
-            out[f"r@{k}"] = scored[f"r@{10**9}"]
+            out[f"r@{k}"] = summarise(self.reached[k], ks=(10**9,))[f"r@{10**9}"]
         strict = summarise(self.ranked, ks=KS)
         out["turns"] = {f"r@{k}": strict[f"r@{k}"] for k in KS}
         out["search_ms"] = {"p50": round(pct(self.search_ms, 50), 3), "p95": round(pct(self.search_ms, 95), 3)}
@@ -87,26 +70,26 @@ class Way:
         return out
 
 
-def messages_of(conv: Conversation, session: Any) -> list[dict[str, Any]]:
-    from benchmarks.locomo import message
+def ingest(mem: Any, convs: Sequence[Conversation], name: str, dia: dict[str, str], *, check: bool) -> tuple[Any, int]:
+    """The default row's ingestion (one ``add`` per session, each timed alone); also how many calls returned before
+    their turns were consolidated (``check``: looked up, untimed)."""
+    from benchmarks.locomo import Row
+    from benchmarks.locomo import ingest as ingest_sessions
 
-    return [message(conv, t, captions=False) for t in session.turns]
+    row, pending = Row(name), 0
+
+    def added(records: list[Any]) -> None:
+        nonlocal pending
+        dia.update({r.id: r.external_id for r in records if r.external_id})
+        if check and records and not mem.get(records[0].id).consolidated:
+            pending += 1
+
+    ingest_sessions(mem, convs, row, added=added)
+    return row, pending
 
 
-def ingest(mem: Any, convs: Sequence[Conversation], adds: Adds, dia: dict[str, str], *, check: bool) -> None:
-    """One ``add`` per session, timed alone; ``check``: then (untimed) whether its first turn is consolidated yet."""
-    start = time.perf_counter()
-    for conv in progress(convs, "consolidate: add", unit="conv"):
-        for s in conv.sessions:
-            batch = messages_of(conv, s)
-            t = time.perf_counter()
-            records = mem.add(batch, user_id=conv.sample_id, session_id=f"{conv.sample_id}/session_{s.number}")
-            adds.ms.append((time.perf_counter() - t) * 1e3)
-            adds.turns += len(batch)
-            dia.update({r.id: r.external_id for r in records if r.external_id})
-            if check and records and not mem.get(records[0].id).consolidated:
-                adds.pending_on_return += 1
-    adds.seconds = time.perf_counter() - start
+def add_json(row: Any) -> dict[str, Any]:
+    return {**row.to_json()["add"], "ingest_s": round(row.ingest_s, 3)}
 
 
 class Lineage:
@@ -202,9 +185,8 @@ def run(convs: Sequence[Conversation], args: argparse.Namespace) -> dict[str, An
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # wordllama's import turns the root logger to INFO
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     delay = args.llm_delay_ms / 1e3
-    off, on = Adds(), Adds()
     with Memory(location=":memory:") as plain:  # the same ingestion without an LLM: add latency, consolidation off
-        ingest(plain, convs, off, {}, check=False)
+        off, _ = ingest(plain, convs, "consolidate off", {}, check=False)
     replay = LocomoReplay(data)
     with ScriptedLLMServer(responder=delayed(replay, delay)) as server, Memory(
         location=":memory:", llm=server.llm_settings(timeout=60.0 + delay)
@@ -214,7 +196,7 @@ def run(convs: Sequence[Conversation], args: argparse.Namespace) -> dict[str, An
             "reflect_every": mem.settings.reflect_every,
         }
         dia: dict[str, str] = {}
-        ingest(mem, convs, on, dia, check=True)
+        on, pending_on_return = ingest(mem, convs, "consolidate", dia, check=True)
         t = time.perf_counter()
         mem.flush()
         flush_s = time.perf_counter() - t
@@ -241,10 +223,10 @@ def run(convs: Sequence[Conversation], args: argparse.Namespace) -> dict[str, An
             "llm_calls": llm,
             "tokens_estimated": "the replay estimates usage at four characters a token (no tokenizer offline)",
             "add": {
-                "consolidation_off": off.to_json(),
+                "consolidation_off": add_json(off),
                 "consolidation_on": {
-                    **on.to_json(),
-                    "calls_returned_before_their_turns_were_consolidated": on.pending_on_return,
+                    **add_json(on),
+                    "calls_returned_before_their_turns_were_consolidated": pending_on_return,
                     "flush_after_last_add_s": round(flush_s, 3),
                 },
             },

@@ -101,8 +101,9 @@ def message(conv: Conversation, turn: Turn, captions: bool, dated: bool = False)
 
 def ingest(
     mem: Any, convs: Sequence[Conversation], row: Row, *, captions: bool = False, per_turn: bool = False,
-    dated: bool = False,
+    dated: bool = False, added: Callable[[list[Any]], None] | None = None,
 ) -> None:  # fmt: skip
+    """Each add is timed alone; ``added`` then gets the records it returned (untimed)."""
     start = time.perf_counter()
     for conv in progress(convs, f"{row.name}: add", unit="conv"):
         for s in conv.sessions:
@@ -110,9 +111,11 @@ def ingest(
             batches = [[m] for m in msgs] if per_turn else [msgs]
             for batch in batches:
                 t = time.perf_counter()
-                mem.add(batch, user_id=conv.sample_id, session_id=f"{conv.sample_id}/session_{s.number}")
+                records = mem.add(batch, user_id=conv.sample_id, session_id=f"{conv.sample_id}/session_{s.number}")
                 row.add_ms.append((time.perf_counter() - t) * 1e3)
                 row.added += len(batch)
+                if added is not None:
+                    added(records)
     row.ingest_s = time.perf_counter() - start
 
 
