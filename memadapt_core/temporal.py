@@ -66,6 +66,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 _ABSOLUTE = frozenset({"iso", "day_month", "month_day", "month_year", "in_month", "in_year"})
+# All the patterns in one, without their group names: a text none of them matches (most queries) is refused in
+# one scan instead of fifteen. It matches wherever one of them does, so it never hides an expression.
+_ANY = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z_]+>', '(?:', p.pattern)})" for _, p in _PATTERNS))
 
 _TIME_WORDS = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|weekend|(?:last|next|this|past)\s+(?:night|week|month|year|few)"
@@ -117,8 +120,10 @@ def is_when_question(text: str) -> bool:
 
 def find_time_range(text: str, now: datetime) -> TimeRange | None:
     """The first time expression in ``text`` (most specific patterns first) as a range, or None."""
-    now = as_aware(now)
     lowered = text.lower()
+    if _ANY.search(lowered) is None:
+        return None
+    now = as_aware(now)
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(lowered):
             found = _resolve(kind, match, now)

@@ -64,3 +64,24 @@ def test_mentions_time_and_when_questions() -> None:
     assert not mentions_time("we met at the cafe")
     assert is_when_question("When did Melanie paint a sunrise?")
     assert not is_when_question("Why did Melanie paint a sunrise?")
+
+
+def test_the_one_scan_check_lets_through_every_text_a_pattern_matches() -> None:
+    """``find_time_range`` refuses a text with one combined scan first: it must never refuse one a pattern finds."""
+    import random
+
+    from memadapt_core import temporal
+
+    words = [
+        "I", "met", "Sam", "on", "in", "the", "of", "a", "two", "few", "several", "12", "3", "2023", "1999", "day",
+        "days", "week", "weeks", "month", "year", "ago", "last", "this", "next", "past", "previous", "weekend",
+        "yesterday", "today", "tomorrow", "night", "morning", "before", "May", "march", "Sept.", "dec", "Tuesday",
+        "fridays", "20th", "1st", "2023-05-20", "during", "since", "early", "mid", ",", "5pm", "10:30",
+    ]  # fmt: skip
+    rng = random.Random(5)
+    texts = [" ".join(rng.choices(words, k=rng.randint(1, 6))) for _ in range(5000)]
+    for text in texts:
+        lowered = text.lower()
+        matched = any(p.search(lowered) for _, p in temporal._PATTERNS)
+        assert (temporal._ANY.search(lowered) is not None) == matched, text
+    assert sum(find_time_range(t, NOW) is not None for t in texts) > 1000  # the sample does exercise the patterns
