@@ -118,13 +118,14 @@ def plan_add(
     drafts: dict[str, Draft] = {}
     order: list[str] = []
     for i, msg in enumerate(inputs):
-        # Without a timestamp, turns of one call keep their order (a microsecond apart).
-        when = msg.observed_at or base_time or now + timedelta(microseconds=i)
+        # Turns of one call are stored a microsecond apart, which keeps their order when they carry no timestamp.
+        stored = now + timedelta(microseconds=i)
+        when = msg.observed_at or base_time or stored
         digest = normalised_hash(msg.text, role=msg.role if k == "message" else None, name=msg.name)
         rid = record_id(scope, msg.external_id) if msg.external_id else content_id(scope, k, digest)
         record = MemoryRecord(
             id=rid, text=msg.text, kind=k, role=msg.role, name=msg.name,
-            external_id=msg.external_id, observed_at=when, created_at=now, updated_at=now,
+            external_id=msg.external_id, observed_at=when, created_at=stored, updated_at=stored,
             valid_from=when if k != "message" else None, hash=digest,
             metadata={**base_meta, **msg.metadata}, **scope_ids,
         )  # fmt: skip

@@ -90,14 +90,10 @@ def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, hi
     """The stored payload. Lean on purpose (building a point costs in proportion to its payload): what can be
     derived is left out and restored by ``record_from_payload`` / ``history_of``. At most ``history_limit`` events
     are kept (``cap_history``)."""
-    created = iso(record.created_at)
-    payload: dict[str, Any] = {
-        "text": record.text,
-        "kind": record.kind,
-        "hash": record.hash,
-        "observed_at": iso(record.observed_at),
-        "created_at": created,
-    }
+    observed = iso(record.observed_at)
+    payload: dict[str, Any] = {"text": record.text, "kind": record.kind, "hash": record.hash, "observed_at": observed}
+    if record.created_at != record.observed_at:  # a record stored as it is said is created when it is observed
+        payload["created_at"] = iso(record.created_at)
     if record.updated_at != record.created_at:
         payload["updated_at"] = iso(record.updated_at)
     if mentions_time(record.text):
@@ -165,7 +161,8 @@ def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
             data[key] = dict(value)
         elif key == "consolidated":
             data[key] = bool(value)
-    data.setdefault("updated_at", data.get("created_at"))
+    data.setdefault("created_at", data.get("observed_at"))
+    data.setdefault("updated_at", data["created_at"])
     if data["kind"] != "message":
         data.setdefault("valid_from", data.get("observed_at"))
     return MemoryRecord(**data)
@@ -177,11 +174,8 @@ def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:
     first_text = _first_text(stored, payload.get("text"))
     if stored and stored[0].get("event") == "add":  # kept explicitly once older changes were dropped
         first_text, stored = stored[0].get("new_text"), stored[1:]
-    events = [
-        HistoryEvent(
-            record_id=point_id, event="add", at=datetime.fromisoformat(payload["created_at"]), new_text=first_text
-        )
-    ]
+    created = payload.get("created_at") or payload["observed_at"]  # left out when the two are equal
+    events = [HistoryEvent(record_id=point_id, event="add", at=datetime.fromisoformat(created), new_text=first_text)]
     events += [
         HistoryEvent(
             record_id=point_id,

@@ -162,6 +162,25 @@ class MemoryContract:
         hits = memory.search("skiing", user_id="u1", time_range=(T0 + timedelta(days=1), None))
         assert [h.record.text for h in hits] == ["went skiing again"]
 
+    def test_a_record_added_without_a_timestamp_is_created_when_observed(self, memory: Memory) -> None:
+        before = datetime.now(UTC)
+        first, second = memory.add(["first turn", "second turn"], user_id="u1")
+        for rec in (first, second):
+            got = memory.get(rec.id)
+            assert got is not None
+            assert got.observed_at == got.created_at == got.updated_at == rec.created_at
+            assert got.created_at >= before
+            assert memory.history(rec.id)[0].at == got.created_at
+        assert first.observed_at < second.observed_at  # the turns keep their order
+
+    def test_a_record_with_a_past_timestamp_keeps_when_it_was_stored(self, memory: Memory) -> None:
+        before = datetime.now(UTC)
+        (rec,) = memory.add({"role": "user", "content": "went skiing", "timestamp": T0}, user_id="u1")
+        got = memory.get(rec.id)
+        assert got is not None
+        assert got.observed_at == T0
+        assert got.created_at == got.updated_at >= before
+
     def test_search_without_scope_is_refused(self, memory: Memory) -> None:
         with pytest.raises(ValidationError) as err:
             memory.search("anything")
