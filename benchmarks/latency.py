@@ -6,7 +6,12 @@ add throughput (batched, one at a time; embedding included), search p50/p95 end 
 
     python benchmarks/latency.py                 # 1k, 10k, 100k
     python benchmarks/latency.py --quick         # 1k, 10k, fewer queries (under a minute)
+    python benchmarks/latency.py --repeat 5          # the embedded store's rows: the median of 5 runs
     python benchmarks/latency.py --out benchmarks/results/latency.json
+
+Timings on a shared VM vary by up to 2x from one run to the next, so each embedded-store row is run ``--repeat``
+times (3 by default), each in its own process, and reports the median of each figure with the range of search p50;
+every run's figures are in the JSON. The reference rows (qdrant-client local mode, numpy) run once.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import machine, pct, question, sentence, table, write_json
+from benchmarks._common import machine, median, pct, question, sentence, table, write_json
 
 USERS = 100
 
@@ -125,47 +130,75 @@ def child(argv: Sequence[str]) -> None:
     print(json.dumps(result))
 
 
-def main() -> None:
+def run_child(kind: str, n: int, n_queries: int) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, __file__, "--child", kind, str(n), str(n_queries)],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median of each figure over the runs, the range of search p50, and every run's figures."""
+    keys = [k for k, v in runs[0].items() if isinstance(v, int | float)]
+    out: dict[str, Any] = {k: median([r[k] for r in runs]) for k in keys}
+    for k in keys:
+        if isinstance(runs[0][k], int):
+            out[k] = round(out[k])
+    if len(runs) > 1 and "search_p50_ms" in out:
+        p50s = [r["search_p50_ms"] for r in runs]
+        out["search_p50_range_ms"] = [min(p50s), max(p50s)]
+        out["runs"] = runs
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sizes", type=int, nargs="+")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each embedded-store row (median reported)")
     parser.add_argument("--out", default=None)
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         child(args.child)
-        return
+        return None
     sizes = args.sizes or ([1_000, 10_000] if args.quick else [1_000, 10_000, 100_000])
     nq = 100 if args.quick else 500
+    repeat = max(1, args.repeat)
     rows, results = [], []
+    jobs: Any = [(k, n) for n in sizes for k in ("edge", "qdrant-local", "numpy")]
     try:
         from tqdm import tqdm
 
-        jobs = tqdm([(k, n) for n in sizes for k in ("edge", "qdrant-local", "numpy")], desc="latency", unit="run")
+        jobs = tqdm(jobs, desc="latency", unit="row")
     except ImportError:  # pragma: no cover
-        jobs = [(k, n) for n in sizes for k in ("edge", "qdrant-local", "numpy")]
+        pass
     for kind, n in jobs:
         q = nq if kind != "qdrant-local" else max(20, nq // (n // 1000))
-        out = subprocess.run([sys.executable, __file__, "--child", kind, str(n), str(q)],
-                             capture_output=True, text=True, check=True)  # fmt: skip
-        res = json.loads(out.stdout.strip().splitlines()[-1])
-        res.update({"backend": kind, "memories": n, "queries": q})
+        res = combine([run_child(kind, n, q) for _ in range(repeat if kind == "edge" else 1)])
+        res.update({"backend": kind, "memories": n, "queries": q, "runs_count": repeat if kind == "edge" else 1})
         results.append(res)
 
     def f(v: Any) -> str:
         return f"{v:.3f}" if isinstance(v, float) else ("-" if v is None else str(v))
 
+    def span(r: dict[str, Any]) -> str:
+        lo_hi = r.get("search_p50_range_ms")
+        return f"{lo_hi[0]:.3f}-{lo_hi[1]:.3f}" if lo_hi else "-"
+
     for r in results:
-        rows.append([r["memories"], r["backend"], f(r.get("add_batched_per_s")), f(r.get("add_one_per_s")),
-                     f(r.get("search_p50_ms")), f(r.get("search_p95_ms")), f(r["engine_p50_ms"]),
-                     f(r["engine_p95_ms"]), r["peak_rss_mib"]])  # fmt: skip
-    headers = ["memories", "backend", "add batched /s", "add one /s", "search p50 ms", "search p95 ms",
-               "engine p50 ms", "engine p95 ms", "peak RSS MiB"]  # fmt: skip
+        rows.append([r["memories"], r["backend"], r["runs_count"], f(r.get("add_batched_per_s")),
+                     f(r.get("add_one_per_s")), f(r.get("search_p50_ms")), span(r), f(r.get("search_p95_ms")),
+                     f(r["engine_p50_ms"]), f(r["engine_p95_ms"]), r["peak_rss_mib"]])  # fmt: skip
+    headers = ["memories", "backend", "runs", "add batched /s", "add one /s", "search p50 ms", "p50 range ms",
+               "search p95 ms", "engine p50 ms", "engine p95 ms", "peak RSS MiB"]  # fmt: skip
     info = machine()
     print(f"\nmachine: {info['cores']} cores, {info['ram_gib']} GiB, {info['cpu']}; python {info['python']}, "
           f"qdrant-edge-py {info['qdrant-edge-py']}, qdrant-client {info['qdrant-client']}")  # fmt: skip
     print(table(headers, rows))
-    write_json(args.out, {"machine": info, "results": results})
+    report = {"machine": info, "results": results}
+    write_json(args.out, report)
+    return report
 
 
 if __name__ == "__main__":

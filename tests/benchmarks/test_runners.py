@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import locomo, peers, scale
+from benchmarks import latency, locomo, peers, scale
 from benchmarks._locomo_data import EvidenceReport, load, normalise_evidence
 
 TURNS = [
@@ -121,3 +121,28 @@ def test_scale_quick_grows_one_store_and_plots_it(tmp_path: Path, floor: bool) -
     assert all(r["search_p50_ms"] > 0 and r["disk_mib"] >= 0 for r in result["results"])
     assert ("floor_p50_ms" in result["results"][0]) is floor
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_latency_reports_the_median_of_repeated_runs_of_the_embedded_store(tmp_path: Path) -> None:
+    out = tmp_path / "latency.json"
+
+    result = latency.main(["--quick", "--sizes", "1000", "--repeat", "2", "--out", str(out)])
+
+    assert result is not None
+    edge, local, floor = result["results"]
+    assert (edge["backend"], edge["runs_count"], len(edge["runs"])) == ("edge", 2, 2)
+    lo, hi = edge["search_p50_range_ms"]
+    assert lo <= edge["search_p50_ms"] <= hi
+    assert edge["add_batched_per_s"] > 0
+    assert (local["backend"], local["runs_count"], floor["backend"]) == ("qdrant-local", 1, "numpy")
+    assert "runs" not in local
+    assert json.loads(out.read_text())["results"][0]["runs_count"] == 2
+
+
+def test_combining_runs_takes_each_figures_median() -> None:
+    runs = [{"search_p50_ms": p, "add_batched_per_s": a} for p, a in [(0.9, 5000), (0.5, 7000), (0.6, 6000)]]
+
+    combined = latency.combine(runs)
+
+    assert (combined["search_p50_ms"], combined["add_batched_per_s"]) == (0.6, 6000)
+    assert combined["search_p50_range_ms"] == [0.5, 0.9]
