@@ -99,6 +99,9 @@ class MemorySettings(BaseSettings):
     reflect_every: int = Field(10, ge=0, description="new facts per scope between reflections (0: never)")
     queue_size: int = Field(1_000, ge=1, description="pending consolidation jobs before add applies backpressure")
     history_limit: int = Field(100, ge=2, description="events kept per record: the add and the newest changes")
+    history_max_chars: int = Field(
+        32_000, ge=0, description="characters of old and new text kept in a record's events (0: no cap)"
+    )  # a record's events live in its payload, which every read decodes whole: this bounds what they cost
     # The embedded store writes through memory maps: on a full disk that is SIGBUS, not an error. Opening a store
     # touched 74 MiB of a fresh tmpfs (two 32 MiB WAL segments and the segment files' first pages), and the WAL
     # prepares its next 32 MiB segment in the background: 128 MiB covers both plus a batch (see README).

@@ -110,7 +110,7 @@ def updated_point(
 ) -> StoredPoint:  # fmt: skip
     """The point an update writes: new vectors for new text; a metadata-only change keeps the stored ones (the
     sparse vector holds the neighbouring turns' words, which the record's own text cannot rebuild)."""
-    payload = payload_of(record, history, history_limit=store.settings.history_limit)
+    payload = payload_of(record, history, cap=store.history_cap)
     if dense is None:
         return StoredPoint(record.id, payload, before.dense, before.sparse)
     said = said_on(payload, store.settings.retrieval.index_dates)
@@ -174,7 +174,7 @@ def import_points(
         after = [
             texts[j] for j in range(i + 1, min(len(batch), i + 1 + cfg.context_next)) if keys[i] and keys[j] == keys[i]
         ]
-        payload = payload_of(record, history, history_limit=store.settings.history_limit)
+        payload = payload_of(record, history, cap=store.history_cap)
         sv = store.sparse.document(sparse_text(texts[i], before, after, said_on(payload, cfg.index_dates)))
         points.append(StoredPoint(record.id, payload, dense[i], sv))
     return points

@@ -307,7 +307,8 @@ class AsyncMemory:
     ) -> builtins.list[HistoryEvent]:
         """The changes to a record and to the facts it superseded or was superseded by, oldest first (empty when
         no such record exists, in the scope if given). A record keeps ``history_limit`` events (default 100): its
-        add and the newest changes; older changes are dropped."""
+        add and the newest changes, within ``history_max_chars`` characters of text (default 32,000; the newest
+        change always stays); older changes are dropped."""
         s = self._s
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         seen: dict[str, Any] = {}

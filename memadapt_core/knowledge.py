@@ -133,9 +133,9 @@ def prepare_apply(plan: ConsolidationPlan, ended_points: list[StoredPoint]) -> A
 
 
 def new_points(store: Store, applied: AppliedPlan, dense: Any) -> list[StoredPoint]:
-    limit, texts = store.settings.history_limit, applied.dense_texts
+    cap, texts = store.history_cap, applied.dense_texts
     return [
-        StoredPoint(r.id, payload_of(r, h, history_limit=limit), dense[i], store.sparse.document(texts[i]))
+        StoredPoint(r.id, payload_of(r, h, cap=cap), dense[i], store.sparse.document(texts[i]))
         for i, (r, h) in enumerate(zip(applied.records, applied.histories, strict=True))
     ]
 

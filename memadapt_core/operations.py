@@ -177,7 +177,7 @@ def build_points(
     points: list[StoredPoint] = []
     for i, draft in enumerate(plan.to_store):
         pos = offset + i
-        payload = payload_of(draft.record, draft.history, history_limit=store.settings.history_limit)
+        payload = payload_of(draft.record, draft.history, cap=store.history_cap)
         said = said_on(payload, cfg.index_dates)
         if use_context:
             before, after = seq[max(0, pos - cfg.context_prev) : pos], seq[pos + 1 : pos + 1 + cfg.context_next]

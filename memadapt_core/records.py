@@ -7,13 +7,14 @@ import re
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from .backends._payload_time import iso
 from .models import HistoryEvent, MemoryRecord, Scope
 from .temporal import mentions_time
 
 __all__ = [
+    "HistoryCap",
     "cap_history",
     "dense_text",
     "event_payload",
@@ -36,6 +37,14 @@ _OPTIONAL_FIELDS = (
 )  # fmt: skip
 _AS_IS = frozenset(("text", "kind", "hash", *_OPTIONAL_FIELDS))
 _TIME_SET = frozenset(_TIME_FIELDS)
+
+
+class HistoryCap(NamedTuple):
+    """What a record's stored history may hold: at most ``events`` events, and ``chars`` characters of their old
+    and new texts (0: no cap). The add and the newest change are always kept."""
+
+    events: int
+    chars: int = 0
 
 
 def utcnow() -> datetime:
@@ -86,10 +95,10 @@ def said_on(payload: dict[str, Any], enabled: bool) -> datetime | None:
     return datetime.fromisoformat(payload["observed_at"])
 
 
-def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, history_limit: int) -> dict[str, Any]:
+def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, cap: HistoryCap) -> dict[str, Any]:
     """The stored payload. Lean on purpose (building a point costs in proportion to its payload): what can be
-    derived is left out and restored by ``record_from_payload`` / ``history_of``. At most ``history_limit`` events
-    are kept (``cap_history``)."""
+    derived is left out and restored by ``record_from_payload`` / ``history_of``. The history is capped
+    (``cap_history``)."""
     observed = iso(record.observed_at)
     payload: dict[str, Any] = {"text": record.text, "kind": record.kind, "hash": record.hash, "observed_at": observed}
     if record.created_at != record.observed_at:  # a record stored as it is said is created when it is observed
@@ -113,7 +122,7 @@ def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, hi
     if record.kind == "message":
         # 0/1, not a JSON boolean: qdrant-edge cannot match stored booleans (MatchValue(True) means 1).
         payload["consolidated"] = int(record.consolidated)
-    kept = cap_history(history, history_limit)
+    kept = cap_history(history, cap)
     changes = [event_payload(e) for e in kept if e.event != "add"]  # "add" is derived from created_at ...
     add = kept[0] if kept and kept[0].event == "add" else None
     if add is not None and add.new_text != _first_text(changes, record.text):  # ... unless its text was dropped
@@ -123,12 +132,18 @@ def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, hi
     return payload
 
 
-def cap_history(history: Sequence[HistoryEvent], limit: int) -> list[HistoryEvent]:
-    """The first event (the add) and the newest ``limit - 1`` others: a record updated 10,000 times does not carry
-    10,000 events in its payload."""
-    if len(history) <= limit:
-        return list(history)
-    return [history[0], *history[len(history) - (limit - 1) :]]
+def cap_history(history: Sequence[HistoryEvent], cap: HistoryCap) -> list[HistoryEvent]:
+    """The first event (the add) and the newest others that fit the cap: a record updated 10,000 times does not carry
+    10,000 events in its payload, nor a long document every version of itself. The newest change always stays."""
+    kept = list(history) if len(history) <= cap.events else [history[0], *history[len(history) - (cap.events - 1) :]]
+    if cap.chars and len(kept) > 2:
+        sizes = [len(e.old_text or "") + len(e.new_text or "") for e in kept]
+        total, first = sum(sizes), 1
+        while total > cap.chars and first < len(kept) - 1:  # drop the oldest changes, never the add or the newest
+            total -= sizes[first]
+            first += 1
+        kept = [kept[0], *kept[first:]]
+    return kept
 
 
 def _first_text(stored: Sequence[dict[str, Any]], text: str | None) -> str | None:

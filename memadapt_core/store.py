@@ -19,6 +19,7 @@ from .embedders.base import Embedder
 from .errors import ConfigurationError
 from .models import Scope
 from .plugins import Hooks, create_plugin_manager
+from .records import HistoryCap
 from .sparse import SparseEncoder
 
 __all__ = ["Store", "build_settings"]
@@ -53,6 +54,7 @@ class Store:
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
         self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
+        self.history_cap = HistoryCap(settings.history_limit, settings.history_max_chars)
         self._tempdir: str | None = None
         self.backend: VectorBackend = self._open_backend()
         self.collection = CollectionInfo(

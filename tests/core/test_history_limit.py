@@ -1,5 +1,6 @@
-"""A record's history is capped (``history_limit``): its add and the newest changes, so a record updated thousands of
-times does not carry thousands of events in its payload."""
+"""A record's history is capped (``history_limit`` events, ``history_max_chars`` characters of their texts): its add
+and the newest changes, so a record updated thousands of times, or a long document updated often, does not carry
+every version of itself in the payload each read decodes."""
 
 from __future__ import annotations
 
@@ -74,3 +75,41 @@ def test_the_history_limit_defaults_to_100_and_refuses_less_than_2() -> None:
     assert MemorySettings().history_limit == 100
     with pytest.raises(ConfigurationError, match="history_limit"):
         Memory(location=":memory:", history_limit=1)
+
+
+def _rewritten(mem: Memory, times: int, size: int) -> MemoryRecord:
+    """A fact of ``size`` characters, rewritten ``times`` times ("0xxx...", "1xxx...", ...)."""
+    (rec,) = mem.add("0" + "x" * (size - 1), user_id="alice", kind="fact")
+    for i in range(1, times + 1):
+        mem.update(rec.id, text=f"{i}" + "x" * (size - 1))
+    return rec
+
+
+def test_long_texts_keep_only_the_newest_changes_within_the_character_cap() -> None:
+    with Memory(location=":memory:", history_max_chars=1_000) as mem:
+        rec = _rewritten(mem, 9, 200)  # the add holds 200 characters, each change 400: its old and new text
+
+        events = mem.history(rec.id)
+
+        assert [(e.event, (e.new_text or "")[:1]) for e in events] == [("add", "0"), ("update", "8"), ("update", "9")]
+        assert (events[1].old_text or "")[:1] == "7"
+
+
+def test_the_newest_change_stays_even_when_it_alone_passes_the_character_cap() -> None:
+    with Memory(location=":memory:", history_max_chars=100) as mem:
+        rec = _rewritten(mem, 3, 500)
+
+        assert [(e.event, (e.new_text or "")[:1]) for e in mem.history(rec.id)] == [("add", "0"), ("update", "3")]
+
+
+def test_a_character_cap_of_zero_keeps_every_event_within_the_limit() -> None:
+    with Memory(location=":memory:", history_max_chars=0) as mem:
+        rec = _rewritten(mem, 10, 2_000)
+
+        assert len(mem.history(rec.id)) == 11
+
+
+def test_the_character_cap_defaults_to_32k_and_refuses_a_negative_number() -> None:
+    assert MemorySettings().history_max_chars == 32_000
+    with pytest.raises(ConfigurationError, match="history_max_chars"):
+        Memory(location=":memory:", history_max_chars=-1)

@@ -16,7 +16,7 @@ from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slo
 from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
 from memadapt_core.backends.schema import info_payload, read_schema
 from memadapt_core.models import MemoryRecord
-from memadapt_core.records import payload_of, utcnow
+from memadapt_core.records import HistoryCap, payload_of, utcnow
 from memadapt_core.testing import HashEmbedder
 
 LOW = 0x1234_5678_9ABC_DEF0
@@ -90,7 +90,7 @@ def test_placing_never_moves_a_record_nor_puts_two_in_one_slot(stored: list[str]
 def _point(rid: str, text: str) -> StoredPoint:
     now = utcnow()
     record = MemoryRecord(id=rid, text=text, user_id="u1", observed_at=now, created_at=now, updated_at=now)
-    return StoredPoint(rid, payload_of(record, history_limit=100), HashEmbedder().embed_query(text), None)
+    return StoredPoint(rid, payload_of(record, cap=HistoryCap(100)), HashEmbedder().embed_query(text), None)
 
 
 @pytest.fixture
