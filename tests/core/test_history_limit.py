@@ -109,6 +109,17 @@ def test_a_character_cap_of_zero_keeps_every_event_within_the_limit() -> None:
         assert len(mem.history(rec.id)) == 11
 
 
+async def test_the_async_engine_caps_history_characters_the_same_way() -> None:
+    async with AsyncMemory(location=":memory:", history_max_chars=1_000) as mem:
+        (rec,) = await mem.add("0" + "x" * 199, user_id="alice", kind="fact")
+        for i in range(1, 10):
+            await mem.update(rec.id, text=f"{i}" + "x" * 199)
+
+        events = await mem.history(rec.id)
+
+        assert [(e.event, (e.new_text or "")[:1]) for e in events] == [("add", "0"), ("update", "8"), ("update", "9")]
+
+
 def test_the_character_cap_defaults_to_32k_and_refuses_a_negative_number() -> None:
     assert MemorySettings().history_max_chars == 32_000
     with pytest.raises(ConfigurationError, match="history_max_chars"):
