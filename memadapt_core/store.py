@@ -54,7 +54,6 @@ class Store:
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
         self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
-        self.history_cap = HistoryCap(settings.history_limit, settings.history_max_chars)
         self._tempdir: str | None = None
         self.backend: VectorBackend = self._open_backend()
         self.collection = CollectionInfo(
@@ -67,6 +66,10 @@ class Store:
             self._release()
             raise
         self.closed = False
+
+    @property
+    def history_cap(self) -> HistoryCap:
+        return HistoryCap(self.settings.history_limit, self.settings.history_max_chars)
 
     def _open_backend(self) -> VectorBackend:
         s = self.settings
