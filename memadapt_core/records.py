@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from .backends._payload_cache import copy_json
 from .backends._payload_time import iso
 from .models import HistoryEvent, MemoryRecord, Scope
 from .temporal import mentions_time
@@ -173,14 +174,14 @@ def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
         elif key == "source_ids":
             data[key] = list(value)
         elif key == "metadata":
-            data[key] = dict(value)
+            data[key] = copy_json(value)  # the payload may be a cached one: the record gets its own
         elif key == "consolidated":
             data[key] = bool(value)
     data.setdefault("created_at", data.get("observed_at"))
     data.setdefault("updated_at", data["created_at"])
     if data["kind"] != "message":
         data.setdefault("valid_from", data.get("observed_at"))
-    return MemoryRecord(**data)
+    return MemoryRecord.model_validate(data)  # half the cost of MemoryRecord(**data)
 
 
 def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:

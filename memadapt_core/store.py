@@ -93,11 +93,15 @@ class Store:
         if s.location is not None and s.location != ":memory:":
             msg = "location: the embedded store takes ':memory:' (a temporary folder) or a folder as path="
             raise ConfigurationError(msg)
-        upkeep = {"min_free_disk_mb": s.min_free_disk_mb, "vacuum_after_deletes": s.vacuum_after_deletes}
+        options = {
+            "min_free_disk_mb": s.min_free_disk_mb,
+            "vacuum_after_deletes": s.vacuum_after_deletes,
+            "payload_cache": s.payload_cache,
+        }
         if s.location == ":memory:" and not s.path:
             self._tempdir = tempfile.mkdtemp(prefix="memadapt-")
-            return EdgeBackend(self._tempdir, **upkeep)
-        return EdgeBackend(Path(s.path).expanduser() if s.path else default_path(), **upkeep)
+            return EdgeBackend(self._tempdir, **options)
+        return EdgeBackend(Path(s.path).expanduser() if s.path else default_path(), **options)
 
     def instructions(self, scope: Scope) -> list[str]:
         """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""

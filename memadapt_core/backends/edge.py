@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import qdrant_edge as qe
 
+from memadapt_core.backends._payload_cache import PayloadCache
 from memadapt_core.backends._payload_time import iso
 from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slot_map, slots
 from memadapt_core.backends._upkeep import OPTIMIZERS, DiskGuard, Upkeep, upsert_bytes
@@ -83,8 +84,11 @@ def _point(record: Any, *, with_vectors: bool = False) -> StoredPoint | None:
 class EdgeBackend:
     blocking_io = False
 
-    def __init__(self, root: str | Path, *, min_free_disk_mb: int = 0, vacuum_after_deletes: int = 0) -> None:
+    def __init__(
+        self, root: str | Path, *, min_free_disk_mb: int = 0, vacuum_after_deletes: int = 0, payload_cache: int = 0
+    ) -> None:
         self.root = Path(root)
+        self._cache = PayloadCache(payload_cache)  # kept coherent by _write (see _payload_cache.py)
         self._shard: qe.EdgeShard | None = None
         self._write_lock = threading.Lock()
         self.info: CollectionInfo | None = None
@@ -217,6 +221,7 @@ class EdgeBackend:
     def close(self) -> None:
         self.upkeep.wait()
         shard, self._shard = self._shard, None
+        self._cache.clear()
         if shard is not None:
             _OPEN_HERE.discard(str(self._folder.resolve()))
             with self._write_lock:
@@ -240,17 +245,24 @@ class EdgeBackend:
             raise StoreError(msg) from exc
 
     def _write(self, op: qe.UpdateOperation | _BuildOp, *, nbytes: int = 4096, written: int = 0,
-               deleted: int | None = 0) -> None:  # fmt: skip
+               deleted: int | None = 0, then: Callable[[], None] | None = None) -> None:  # fmt: skip
         """Apply one update: refused before it starts while the disk is nearly full; ``written`` and ``deleted``
         points (None: count them) are noted for the background vacuum and flush. ``op`` may be a function building
-        the update under the write lock (from the slots records hold now); building None writes nothing."""
+        the update under the write lock (from the slots records hold now); building None writes nothing. ``then``
+        runs under the lock once the update is applied: it tells the payload cache what changed."""
         with self._write_lock:
             self._guard.check_write(nbytes)
             update = self._call(op) if callable(op) else op
             if update is None:
                 return
             before = self._call(lambda s: s.info().points_count) if deleted is None else 0
-            self._call(lambda s: s.update(update))
+            try:
+                self._call(lambda s: s.update(update))
+            except BaseException:
+                self._cache.clear()  # whatever the failed update left, the cache does not vouch for it
+                raise
+            if then is not None:
+                then()
             if deleted is None:
                 deleted = max(0, before - self._call(lambda s: s.info().points_count))
             self.upkeep.note(written=written, deleted=deleted)
@@ -327,41 +339,50 @@ class EdgeBackend:
         if not points:
             return
 
+        where: dict[str, int] = {}
+
         def build(shard: qe.EdgeShard) -> qe.UpdateOperation:
             self._ended = self._ended or any("valid_to" in p.payload for p in points)
             candidates = slot_map(p.id for p in points)
-            where, homeless = place(self._taken(shard, candidates), candidates)
+            found, homeless = place(self._taken(shard, candidates), candidates)
             if homeless:
                 msg = f"no free point id for record {homeless[0]}: both of its slots hold other records"
                 raise StoreError(msg)
+            where.update(found)
             built = [qe.Point(where[p.id], named_vectors(p, _edge_sparse), {**p.payload, RID: p.id}) for p in points]
             return qe.UpdateOperation.upsert_points(built)
 
+        def then() -> None:  # later points of the batch win, as in the store
+            self._cache.put((where[p.id], p.id, p.payload) for p in points)
+
         # Built under the write lock (no other write takes a slot meanwhile) and inside _call: a payload qe.Point
         # refuses is a StoreError too.
-        self._write(build, nbytes=upsert_bytes(points), written=len(points))
+        self._write(build, nbytes=upsert_bytes(points), written=len(points), then=then)
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
+            homes: list[Any] = []
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
-                homes: list[Any] = list(self._homes(shard, ids).values())
+                homes.extend(self._homes(shard, ids).values())
                 return qe.UpdateOperation.delete_points(homes) if homes else None
 
-            self._write(build, deleted=len(ids))
+            self._write(build, deleted=len(ids), then=lambda: self._cache.forget(homes))
 
     def delete_where(self, flt: FilterSpec) -> None:
-        self._write(qe.UpdateOperation.delete_points_by_filter(self._filter(flt)), deleted=None)
+        op = qe.UpdateOperation.delete_points_by_filter(self._filter(flt))
+        self._write(op, deleted=None, then=self._cache.clear)
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         if ids:
+            homes: list[Any] = []
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
                 self._ended = self._ended or payload.get("valid_to") is not None
-                homes: list[Any] = list(self._homes(shard, ids).values())
+                homes.extend(self._homes(shard, ids).values())
                 return qe.UpdateOperation.set_payload(homes, payload) if homes else None
 
-            self._write(build)
+            self._write(build, then=lambda: self._cache.forget(homes))
 
     def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
         if updates:
@@ -413,16 +434,24 @@ class EdgeBackend:
         return out[0], (out[1] if len(out) > 1 else [])
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
+        """The hot path of search. Cached points come from the payload cache (read-only: see _payload_cache.py);
+        the rest are decoded and kept there, unless a write began meanwhile."""
         if not keys:
             return {}
-        wanted: list[Any] = list(keys)
+        version = self._cache.version
+        found, missing = self._cache.get(keys)
+        if not missing:
+            return found
+        wanted: list[Any] = missing
         recs = self._call(lambda s: s.retrieve(wanted, with_payload=True, with_vector=False))
-        found: dict[PointKey, StoredPoint] = {}
-        for r in recs:  # the hot path of search: no copies (each ``r.payload`` is a new dict)
+        read: dict[PointKey, StoredPoint] = {}
+        for r in recs:  # no copies here: each ``r.payload`` is a new dict
             payload = r.payload or {}
             rid = payload.pop(RID, None)
             if isinstance(rid, str):
-                found[r.id] = StoredPoint(rid, payload)
+                read[r.id] = StoredPoint(rid, payload)
+        self._cache.fill(read, version)
+        found.update(read)
         return found
 
     def scroll(
