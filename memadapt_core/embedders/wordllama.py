@@ -20,7 +20,7 @@ from memadapt_core.errors import ConfigurationError
 __all__ = ["WordLlamaEmbedder"]
 
 _LOAD_LOCK = threading.Lock()
-_CHUNK = 512  # texts embedded together: their token vectors take ~4 MB
+_CHUNK = 64  # texts summed together: their token vectors (~1 MB) stay in cache; 512 took 8.2 µs a text, 64 5.1
 
 
 def _import_wordllama() -> Any:

@@ -64,6 +64,31 @@ def test_vectors_are_unit_length_even_for_text_without_known_words() -> None:
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0)
 
 
+class _Constant(Embedder):
+    """Embeds every text as the same raw row."""
+
+    name, dim = "constant", 3
+
+    def __init__(self, row: list[float]) -> None:
+        self.row = row
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        return np.array([self.row] * len(texts), dtype=np.float32)
+
+
+RAW_ROWS = [[3.0, 4.0, 0.0], [0.0, 0.0, 0.0], [np.nan, 1.0, 0.0], [np.inf, 1.0, 0.0], [1e30, 1e30, 0.0]]
+
+
+@pytest.mark.parametrize("row", RAW_ROWS)
+def test_a_query_is_normalised_and_repaired_as_a_row_of_a_batch_is(row: list[float]) -> None:
+    embedder = _Constant(row)
+
+    alone, in_batch = embedder.embed_query("q"), embedder.embed_documents(["a", "b"])[0]
+
+    assert np.allclose(alone, in_batch, atol=1e-6)
+    assert np.isclose(np.linalg.norm(alone), 1.0)
+
+
 def test_openai_compatible_embedder_stores_and_finds(server: ScriptedLLMServer) -> None:
     with Memory(
         location=":memory:", embedder={"provider": "openai", "model": "scripted", "base_url": server.base_url}
