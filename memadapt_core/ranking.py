@@ -29,7 +29,7 @@ class QueryPlan:
     threshold: float | None = None  # None: the default floor; a number: a minimum fused score
 
 
-@dataclass
+@dataclass(slots=True)
 class Ranked:
     id: PointKey
     score: float
