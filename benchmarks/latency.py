@@ -2,7 +2,10 @@
 
 For each size (memories spread over 100 users), in a fresh subprocess so peak memory is the run's own:
 add throughput (batched, one at a time; embedding included), search p50/p95 end to end and engine-only
-(embedding excluded), peak RSS. The numpy floor is a brute-force filtered top-10 over the same vectors.
+(embedding excluded), peak RSS. The numpy floor is a brute-force filtered top-10 over the same vectors. The
+``edge-nocache`` row is the embedded store with ``payload_cache=0``: every search decodes its candidates' payloads
+from qdrant-edge, as a search does for records the cache does not hold (written or read before the last 100k, or
+not yet read since the store was opened). In the ``edge`` rows all records are cached: they were just written.
 
     python benchmarks/latency.py                 # 1k, 10k, 100k
     python benchmarks/latency.py --quick         # 1k, 10k, fewer queries (under a minute)
@@ -11,7 +14,7 @@ add throughput (batched, one at a time; embedding included), search p50/p95 end 
 
 Timings on a shared VM vary by up to 2x from one run to the next, so each embedded-store row is run ``--repeat``
 times (3 by default), each in its own process, and reports the median of each figure with the range of search p50;
-every run's figures are in the JSON. The reference rows (qdrant-client local mode, numpy) run once.
+every run's figures are in the JSON. The reference rows (no payload cache, qdrant-client local mode, numpy) run once.
 """
 
 from __future__ import annotations
@@ -55,7 +58,12 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
 
     data = corpus(n)
     folder = tempfile.mkdtemp(prefix="memadapt-bench-")
-    mem = Memory(path=folder) if backend == "edge" else Memory(backend="qdrant-local", location=":memory:")
+    if backend == "edge":
+        mem = Memory(path=folder)  # the default payload cache (100k records) holds every record written here
+    elif backend == "edge-nocache":
+        mem = Memory(path=folder, payload_cache=0)
+    else:
+        mem = Memory(backend="qdrant-local", location=":memory:")
     by_user: dict[str, list[str]] = {}
     for user, text in data:
         by_user.setdefault(user, []).append(text)
@@ -64,7 +72,7 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
         for start in range(0, len(texts), 1000):
             mem.add(texts[start : start + 1000], user_id=user, kind="fact")
     batched = n / (time.perf_counter() - t)
-    singles = min(300, n // 10) if backend == "edge" else min(50, n // 10)
+    singles = min(300, n // 10) if backend.startswith("edge") else min(50, n // 10)
     rng = random.Random(3)
     t = time.perf_counter()
     for i in range(singles):
@@ -166,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     nq = 100 if args.quick else 500
     repeat = max(1, args.repeat)
     rows, results = [], []
-    jobs: Any = [(k, n) for n in sizes for k in ("edge", "qdrant-local", "numpy")]
+    jobs: Any = [(k, n) for n in sizes for k in ("edge", "edge-nocache", "qdrant-local", "numpy")]
     try:
         from tqdm import tqdm
 

@@ -129,8 +129,9 @@ def test_latency_reports_the_median_of_repeated_runs_of_the_embedded_store(tmp_p
     result = latency.main(["--quick", "--sizes", "1000", "--repeat", "2", "--out", str(out)])
 
     assert result is not None
-    edge, local, floor = result["results"]
+    edge, uncached, local, floor = result["results"]
     assert (edge["backend"], edge["runs_count"], len(edge["runs"])) == ("edge", 2, 2)
+    assert (uncached["backend"], uncached["runs_count"]) == ("edge-nocache", 1)
     lo, hi = edge["search_p50_range_ms"]
     assert lo <= edge["search_p50_ms"] <= hi
     assert edge["add_batched_per_s"] > 0
