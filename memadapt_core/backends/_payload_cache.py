@@ -25,7 +25,7 @@ from memadapt_core.backends.base import StoredPoint
 
 __all__ = ["PayloadCache", "copy_json", "owned"]
 
-_CONTAINERS = ("metadata", "source_ids", "history")  # the only payload fields that hold dicts or lists
+_CONTAINERS = ("metadata", "source_ids")  # the only payload fields besides ``history`` that hold dicts or lists
 
 
 def copy_json(value: Any) -> Any:
@@ -38,8 +38,10 @@ def copy_json(value: Any) -> Any:
 
 
 def owned(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``payload`` sharing no dict or list with it (tuples become lists, as a stored payload reads back)."""
+    """A copy of ``payload`` without its ``history`` (searches read records, not their changes, and a history may
+    hold 32k characters) sharing no dict or list with it (tuples become lists, as a stored payload reads back)."""
     entry = dict(payload)
+    entry.pop("history", None)
     for key in _CONTAINERS:
         if key in entry:
             entry[key] = copy_json(entry[key])

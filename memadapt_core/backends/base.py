@@ -116,8 +116,9 @@ class VectorBackend(Protocol):
         """Dense and sparse candidates in one round trip, without payloads: each list best first, raw scores."""
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
-        """The points (with payloads, without vectors) that exist among ``keys`` from ``search``, by those keys.
-        Read-only: a backend may hand out the same objects again (the embedded store's payload cache)."""
+        """The points that exist among ``keys`` from ``search``, by those keys: payloads without their ``history``
+        (search reads records, not their changes), no vectors. Read-only: a backend may hand out the same objects
+        again (the embedded store's payload cache)."""
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False

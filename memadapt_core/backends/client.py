@@ -43,6 +43,7 @@ __all__ = ["QdrantClientBackend"]
 
 T = TypeVar("T")
 DENSE, SPARSE = "dense", "bm25"
+_NO_HISTORY = qm.PayloadSelectorExclude(exclude=["history"])  # search hits need not carry a record's changes
 
 
 def _client_sparse(v: SparseVector) -> qm.SparseVector:
@@ -267,7 +268,11 @@ class QdrantClientBackend:
         return out[0], (out[1] if len(out) > 1 else [])
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
-        return {p.id: p for p in self.retrieve([str(k) for k in keys])}
+        if not keys:
+            return {}
+        ids: list[Any] = [str(k) for k in keys]
+        recs = self._call(lambda c: c.retrieve(self.collection, ids, with_payload=_NO_HISTORY, **self._sk))
+        return {p.id: p for p in (stored_point(r.id, r.payload, None) for r in recs) if p.id != INFO_POINT_ID}
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False

@@ -448,6 +448,7 @@ class EdgeBackend:
         for r in recs:  # no copies here: each ``r.payload`` is a new dict
             payload = r.payload or {}
             rid = payload.pop(RID, None)
+            payload.pop("history", None)
             if isinstance(rid, str):
                 read[r.id] = StoredPoint(rid, payload)
         self._cache.fill(read, version)

@@ -16,6 +16,7 @@ from memadapt_core import Memory, MemorySettings
 from memadapt_core.backends._payload_cache import PayloadCache
 from memadapt_core.backends._slots import slots
 from memadapt_core.backends.base import CollectionInfo, FilterSpec, StoredPoint
+from memadapt_core.backends.client import QdrantClientBackend
 from memadapt_core.backends.edge import EdgeBackend
 from memadapt_core.errors import ConfigurationError
 
@@ -141,6 +142,32 @@ def test_a_delete_by_filter_empties_the_cache(backend: EdgeBackend) -> None:
     assert _read(backend, RID) is None
 
 
+HISTORY = [{"event": "update", "at": "2026-01-01T00:00:00+00:00", "old_text": "a", "new_text": "b"}]
+
+
+@pytest.mark.parametrize("kind", ["edge", "qdrant-local"])
+def test_points_for_a_search_come_without_their_history(tmp_path: Path, kind: str) -> None:
+    be: Any = EdgeBackend(tmp_path) if kind == "edge" else QdrantClientBackend(location=":memory:")
+    be.open_collection(CollectionInfo(name="c", embedder="test", dim=4))
+    try:
+        be.upsert([_point(RID, "b", history=HISTORY)])
+        keys = [c.id for c in be.search(np.ones(4, dtype=np.float32), None, FilterSpec(user_id="u"), 5)[0]]
+
+        (point,) = be.points(keys).values()
+
+        assert point.payload == {"text": "b", "kind": "fact", "user_id": "u"}
+        assert be.retrieve([RID])[0].payload["history"] == HISTORY  # still stored
+    finally:
+        be.close()
+
+
+def test_the_cache_keeps_no_history(backend: EdgeBackend) -> None:
+    backend.upsert([_point(RID, "b", history=HISTORY)])
+
+    assert _read(backend, RID) == {"text": "b", "kind": "fact", "user_id": "u"}
+    assert "history" not in backend._cache.get(list(slots(RID)))[0].popitem()[1].payload
+
+
 def test_a_record_read_from_disk_is_kept_for_the_next_search(tmp_path: Path) -> None:
     be = EdgeBackend(tmp_path, payload_cache=100)
     be.open_collection(CollectionInfo(name="c", embedder="test", dim=4))
@@ -235,6 +262,19 @@ def test_changing_an_added_record_does_not_change_what_a_search_finds() -> None:
 
         (hit,) = mem.search("Kyoto ramen", user_id="alice")
         assert hit.record.metadata == METADATA
+
+
+def test_a_record_updated_often_keeps_its_history_out_of_the_cache_and_in_the_store() -> None:
+    with Memory(location=":memory:") as mem:
+        (rec,) = mem.add("We ate ramen in Kyoto", user_id="alice", kind="fact")
+        for i in range(5):
+            mem.update(rec.id, text=f"We ate ramen in Kyoto, visit {i}")
+
+        mem.search("Kyoto ramen", user_id="alice")
+
+        cached = mem._s.backend._cache.get(list(slots(rec.id)))[0]
+        assert [p.payload.get("history") for p in cached.values()] == [None]
+        assert [e.event for e in mem.history(rec.id)] == ["add"] + ["update"] * 5
 
 
 def test_a_search_finds_an_updated_text() -> None:
