@@ -435,7 +435,7 @@ class EdgeBackend:
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
         """The hot path of search. Cached points come from the payload cache (read-only: see _payload_cache.py);
-        the rest are decoded and kept there, unless a write began meanwhile."""
+        the rest are decoded and kept there, unless a write was applied meanwhile."""
         if not keys:
             return {}
         version = self._cache.version
