@@ -242,10 +242,15 @@ class QdrantClientBackend:
 
     # -- reads -------------------------------------------------------------------------------------------------------
     def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[StoredPoint]:
+        return self._retrieve(ids, True, with_vectors)
+
+    def _retrieve(
+        self, ids: Sequence[str], payload: bool | qm.PayloadSelectorExclude, vectors: bool
+    ) -> list[StoredPoint]:
         if not ids:
             return []
         recs = self._call(
-            lambda c: c.retrieve(self.collection, list(ids), with_payload=True, with_vectors=with_vectors, **self._sk)
+            lambda c: c.retrieve(self.collection, list(ids), with_payload=payload, with_vectors=vectors, **self._sk)
         )
         return [stored_point(r.id, r.payload, r.vector) for r in recs if str(r.id) != INFO_POINT_ID]
 
@@ -268,11 +273,7 @@ class QdrantClientBackend:
         return out[0], (out[1] if len(out) > 1 else [])
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
-        if not keys:
-            return {}
-        ids: list[Any] = [str(k) for k in keys]
-        recs = self._call(lambda c: c.retrieve(self.collection, ids, with_payload=_NO_HISTORY, **self._sk))
-        return {p.id: p for p in (stored_point(r.id, r.payload, None) for r in recs) if p.id != INFO_POINT_ID}
+        return {p.id: p for p in self._retrieve([str(k) for k in keys], _NO_HISTORY, False)}
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
