@@ -29,7 +29,7 @@ import qdrant_edge as qe
 from memadapt_core.backends.base import StoredPoint
 from memadapt_core.errors import StoreFullError, StoreUnavailableError
 
-__all__ = ["FLUSH_AFTER_POINTS", "OPTIMIZERS", "DiskGuard", "Upkeep", "upsert_bytes"]
+__all__ = ["FLUSH_AFTER_POINTS", "NO_GRAPH", "OPTIMIZERS", "DiskGuard", "Upkeep", "upsert_bytes"]
 
 log = logging.getLogger("memadapt")
 
@@ -38,10 +38,14 @@ MiB = 2**20
 # preallocated), whatever the store's size: it runs only with that much room above the margin.
 VACUUM_ROOM = 256 * MiB
 FLUSH_AFTER_POINTS = 20_000  # the log grew 32 MiB per ~25k small writes; a flush drops its closed segments
-# Vacuum only: merge into one segment, drop tombstones, never build an HNSW index (indexing threshold in KB).
+# An optimization rewrites the live points into one immutable segment (indexing threshold in KB: any points), which
+# keeps each tenant's points together and makes filtered search about twice as fast in qdrant-edge; the writes that
+# follow go to a fresh appendable segment. "Indexing" builds no HNSW graph (m=0), and no filter reaches the full-scan
+# threshold, so search stays exact. Tombstones are dropped on the way.
 OPTIMIZERS = qe.EdgeOptimizersConfig(
-    deleted_threshold=0.2, vacuum_min_vector_number=1000, default_segment_number=1, indexing_threshold=2**62
+    deleted_threshold=0.2, vacuum_min_vector_number=1000, default_segment_number=1, indexing_threshold=1
 )
+NO_GRAPH = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=2**62, max_indexing_threads=1)
 
 
 def free_bytes(folder: Path) -> int:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,25 @@ class TestEdgeBackend(MemoryContract):
     @pytest.fixture
     def memory(self, tmp_path: Path) -> Iterator[Memory]:
         with _open("edge", tmp_path) as mem:
+            yield mem
+
+
+class TestEdgeBackendOptimizedAfterEveryWrite(MemoryContract):
+    """The embedded store when every record lives in an optimized segment, which cannot change a point in place:
+    each write is followed by ``optimize()``, so every read, update and delete meets such points."""
+
+    @pytest.fixture
+    def memory(self, tmp_path: Path) -> Iterator[Memory]:
+        with _open("edge", tmp_path) as mem:
+            backend = mem._s.backend
+            for name in ("upsert", "delete", "delete_where", "set_payload", "set_sparse"):
+                write = getattr(backend, name)
+
+                def optimized(*args: Any, _write: Callable[..., None] = write) -> None:
+                    _write(*args)
+                    backend.optimize()
+
+                setattr(backend, name, optimized)
             yield mem
 
 

@@ -1,5 +1,5 @@
-"""The embedded store reclaims deleted points: on a background thread after ``vacuum_after_deletes`` deletes, and
-on demand with ``optimize()``; neither builds an HNSW index (search stays exact) nor loses a live record."""
+"""The embedded store reclaims deleted points: on a background thread after ``vacuum_after_deletes`` tombstones, and
+on demand with ``optimize()``; neither builds an HNSW graph (search stays exact) nor loses a live record."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ def _fill(mem: Memory, n: int) -> list[str]:
 
 
 def _stored_vectors(mem: Memory) -> int:
-    return int(mem.stats()["indexed_vectors"])  # dense vectors of live and deleted points still in the segments
+    """Vectors of live and deleted points still in the segments: an appendable segment counts one a point (its
+    sparse index), a vacuumed one two (dense and sparse)."""
+    return int(mem.stats()["indexed_vectors"])
 
 
 def test_deleted_points_are_kept_until_a_vacuum() -> None:
@@ -40,7 +42,7 @@ def test_enough_deletes_start_a_vacuum_in_the_background() -> None:
         mem.flush()  # waits for the background work
 
         assert mem.stats()["vacuums"] == 1
-        assert _stored_vectors(mem) == 300
+        assert _stored_vectors(mem) == 2 * 300
         assert {r.id for r in mem.list(user_id="alice", limit=1000).records} == set(ids[1200:])
         assert mem.search("note 1499 about topic19", user_id="alice")[0].record.id == ids[1499]
 
@@ -57,18 +59,27 @@ def test_a_vacuum_waits_until_tombstones_outnumber_live_points() -> None:
         assert mem.stats()["vacuums"] == 1
 
 
-def test_optimize_vacuums_without_building_an_hnsw_index(tmp_path: Path) -> None:
+def test_optimize_vacuums(tmp_path: Path) -> None:
     with Memory(path=tmp_path, embedder=HashEmbedder(dim=32), vacuum_after_deletes=0) as mem:
         ids = _fill(mem, 1500)
         mem.delete_many(ids[:1200])
 
         mem.optimize()
 
-        assert _stored_vectors(mem) == 300
+        assert _stored_vectors(mem) == 2 * 300
         assert mem.count(user_id="alice") == 300
-    configs = [json.loads(p.read_text()) for p in tmp_path.rglob("segment.json")]
-    assert configs
-    assert {c["config"]["vector_data"]["dense"]["index"]["type"] for c in configs} == {"plain"}
+
+
+def test_optimize_builds_no_hnsw_graph(tmp_path: Path) -> None:
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=32)) as mem:
+        _fill(mem, 1500)
+        mem.optimize()
+    configs = [json.loads(p.read_text())["config"] for p in tmp_path.rglob("segment.json")]
+    indexes = [c["vector_data"]["dense"]["index"] for c in configs]
+    optimized = [i["options"] for i in indexes if i["type"] == "hnsw"]
+    assert len(optimized) == 1  # and an appendable segment for what comes next
+    assert optimized[0]["m"] == 0  # no graph
+    assert optimized[0]["full_scan_threshold"] >= 2**62  # in KB: every search scans the filtered points exactly
 
 
 async def test_the_async_engine_vacuums_in_the_background_too() -> None:

@@ -1,0 +1,101 @@
+"""``optimize()`` rewrites the embedded store's live points into one immutable segment, each tenant's points
+together: searches find what they found before, and what changes afterwards (updates, deletes, new records) is read
+back as it was written, also after reopening."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memadapt_core import Memory
+from memadapt_core.testing import HashEmbedder
+
+USERS = ("alice", "bob", "carol")
+TOPICS = ("cello lessons", "the garden fence", "a trip to Oslo", "tea and coffee", "the new manager", "marathon")
+
+
+def _interleaved(mem: Memory, n: int) -> dict[str, list[str]]:
+    """``n`` facts a user, written in turns across users, as a live store receives them."""
+    ids: dict[str, list[str]] = {u: [] for u in USERS}
+    for i in range(n):
+        for k, user in enumerate(USERS):
+            text = f"{user} said on day {i} something about {TOPICS[(i + k) % len(TOPICS)]} number {i * 7 % 13}"
+            ids[user].append(mem.add(text, user_id=user, kind="fact")[0].id)
+    return ids
+
+
+def _results(mem: Memory) -> list[list[tuple[float, str]]]:
+    """Each query's hits and scores; records of equal score in either order (the order of ties is not defined)."""
+    out = []
+    for user in USERS:
+        for topic in TOPICS:
+            hits = mem.search(f"what did I say about {topic}", user_id=user, limit=5)
+            out.append(sorted((-round(h.score, 6), h.record.id) for h in hits))
+    return out
+
+
+def test_search_finds_the_same_records_before_and_after_optimize(tmp_path: Path) -> None:
+    with Memory(path=tmp_path) as mem:
+        _interleaved(mem, 40)
+        before = _results(mem)
+
+        mem.optimize()
+
+        assert _results(mem) == before
+        assert all(before)
+
+
+def test_an_optimized_record_is_updated_in_place_of_its_old_text(tmp_path: Path) -> None:
+    with Memory(path=tmp_path) as mem:
+        rid = _interleaved(mem, 10)["alice"][3]
+        mem.optimize()
+
+        mem.update(rid, text="alice moved to Lisbon in March")
+
+        assert mem.get(rid).text == "alice moved to Lisbon in March"
+        hits = [h.record.id for h in mem.search("where did alice move", user_id="alice", limit=3)]
+        assert hits[0] == rid
+        assert [e.event for e in mem.history(rid)] == ["add", "update"]
+        assert mem.count(user_id="alice") == 10
+
+
+def test_an_optimized_record_deleted_is_gone(tmp_path: Path) -> None:
+    with Memory(path=tmp_path) as mem:
+        ids = _interleaved(mem, 10)
+        mem.optimize()
+
+        mem.delete(ids["bob"][0])
+        mem.delete_all(user_id="carol")
+
+        assert mem.get(ids["bob"][0]) is None
+        assert mem.count(user_id="bob") == 9
+        assert mem.count(user_id="carol") == 0
+        assert mem.count(user_id="alice") == 10
+
+
+def test_an_optimized_store_reopens_with_records_written_before_and_after(tmp_path: Path) -> None:
+    with Memory(path=tmp_path) as mem:
+        ids = _interleaved(mem, 10)
+        mem.optimize()
+        late = mem.add("alice adopted a grey cat called Miso", user_id="alice", kind="fact")[0].id
+
+    with Memory(path=tmp_path) as mem:
+        assert mem.count(user_id="alice") == 11
+        assert {r.id for r in mem.list(user_id="alice", limit=100).records} == {*ids["alice"], late}
+        assert mem.search("alice's cat", user_id="alice", limit=1)[0].record.id == late
+
+
+def test_changing_optimized_records_starts_a_vacuum() -> None:
+    """An optimized segment cannot change a point in place: it marks it deleted and writes it anew. Those
+    tombstones count like deletes toward a vacuum."""
+    with Memory(location=":memory:", embedder=HashEmbedder(dim=32), vacuum_after_deletes=1000) as mem:
+        ids = [r.id for r in mem.add([f"note {i}" for i in range(1500)], user_id="alice", kind="fact")]
+        mem.optimize()
+
+        for i, rid in enumerate(ids):
+            mem.update(rid, text=f"note {i}, revised")
+        mem.delete(ids[0])  # 1501 tombstones: as many as there were points, the store's info point included
+        mem.flush()  # waits for the background work
+
+        assert mem.stats()["vacuums"] == 2  # optimize(), then the background vacuum
+        assert mem.stats()["indexed_vectors"] == 2 * 1499  # dense and sparse of each live point, no tombstones
+        assert mem.get(ids[7]).text == "note 7, revised"
