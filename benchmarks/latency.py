@@ -3,7 +3,9 @@
 For each size (memories spread over 100 users), in a fresh subprocess so peak memory is the run's own: add
 throughput (batched, one at a time; embedding included), search p50/p95 end to end and engine-only (embedding
 excluded: it reuses query vectors computed before either timed loop), peak RSS. The numpy floor is a brute-force
-filtered top-10 over the same vectors. The ``edge-nocache`` row is the embedded store with ``payload_cache=0``:
+filtered top-10 over the same vectors. The ``edge-optimized`` row writes the same records, then calls ``optimize()``
+(timed: ``optimize s``), which rewrites them into one immutable segment with each user's points together, and
+searches that. The ``edge-nocache`` row is the embedded store with ``payload_cache=0``:
 every search decodes its candidates' payloads from qdrant-edge, as a search does for records the cache does not hold
 (written or read before the last 100k, or not yet read since the store was opened). In the ``edge`` rows all records
 are cached: they were just written.
@@ -13,10 +15,11 @@ are cached: they were just written.
     python benchmarks/latency.py --repeat 5          # the embedded store's rows: the median of 5 runs
     python benchmarks/latency.py --out benchmarks/results/latency.json
 
-Timings on a shared VM vary by up to 2x from one run to the next, so each embedded-store row is run ``--repeat``
-times (3 by default), each in its own process, the repeats going round all sizes (a slow spell of the VM slows one
-run of several rows, not every run of one row), and reports the median of each figure with the range of search p50;
-every run's figures are in the JSON. The reference rows (no payload cache, qdrant-client local mode, numpy) run once.
+Timings on a shared VM vary by up to 2x from one run to the next, so the ``edge`` and ``edge-optimized`` rows are run
+``--repeat`` times (3 by default), each in its own process, the repeats going round all sizes (a slow spell of the
+VM slows one run of several rows, not every run of one row), and report the median of each figure with the range of
+search p50; every run's figures are in the JSON. The reference rows (no payload cache, qdrant-client local mode,
+numpy) run once.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
 
     data = corpus(n)
     folder = tempfile.mkdtemp(prefix="memadapt-bench-")
-    if backend == "edge":
+    if backend in ("edge", "edge-optimized"):
         mem = Memory(path=folder)  # the default payload cache (100k records) holds every record written here
     elif backend == "edge-nocache":
         mem = Memory(path=folder, payload_cache=0)
@@ -80,6 +83,11 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
     for i in range(singles):
         mem.add(f"{sentence(rng)} (single {i})", user_id=f"user-{i % USERS}", kind="fact")
     one = singles / (time.perf_counter() - t)
+    optimize_s = None
+    if backend == "edge-optimized":
+        t = time.perf_counter()
+        mem.optimize()
+        optimize_s = round(time.perf_counter() - t, 2)
 
     qs = queries(n_queries)
     for user, q in qs[:5]:
@@ -105,6 +113,7 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
         "engine_p50_ms": pct(engine, 50),
         "engine_p95_ms": pct(engine, 95),
         "peak_rss_mib": round(peak_mib()),
+        "optimize_s": optimize_s,
     }
 
 
@@ -174,10 +183,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     nq = 100 if args.quick else 500
     repeat = max(1, args.repeat)
     rows, results = [], []
-    kinds = ("edge", "edge-nocache", "qdrant-local", "numpy")
+    kinds = ("edge", "edge-optimized", "edge-nocache", "qdrant-local", "numpy")
+    repeated = ("edge", "edge-optimized")
     # Repeats go round the sizes, not one after another: a slow spell of the VM (minutes) then slows one run of
     # several rows rather than every run of one row.
-    jobs: Any = [(k, n) for rep in range(repeat) for n in sizes for k in kinds if rep == 0 or k == "edge"]
+    jobs: Any = [(k, n) for rep in range(repeat) for n in sizes for k in kinds if rep == 0 or k in repeated]
     try:
         from tqdm import tqdm
 
@@ -209,9 +219,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     for r in results:
         rows.append([r["memories"], r["backend"], r["runs_count"], f(r.get("add_batched_per_s")),
                      f(r.get("add_one_per_s")), f(r.get("search_p50_ms")), span(r), f(r.get("search_p95_ms")),
-                     f(r["engine_p50_ms"]), f(r["engine_p95_ms"]), r["peak_rss_mib"]])  # fmt: skip
+                     f(r["engine_p50_ms"]), f(r["engine_p95_ms"]), r["peak_rss_mib"],
+                     f(r.get("optimize_s"))])  # fmt: skip
     headers = ["memories", "backend", "runs", "add batched /s", "add one /s", "search p50 ms", "p50 range ms",
-               "search p95 ms", "engine p50 ms", "engine p95 ms", "peak RSS MiB"]  # fmt: skip
+               "search p95 ms", "engine p50 ms", "engine p95 ms", "peak RSS MiB", "optimize s"]  # fmt: skip
     info = machine()
     print(f"\nmachine: {info['cores']} cores, {info['ram_gib']} GiB, {info['cpu']}; python {info['python']}, "
           f"qdrant-edge-py {info['qdrant-edge-py']}, qdrant-client {info['qdrant-client']}")  # fmt: skip

@@ -129,8 +129,11 @@ def test_latency_reports_the_median_of_repeated_runs_of_the_embedded_store(tmp_p
     result = latency.main(["--quick", "--sizes", "1000", "--repeat", "2", "--out", str(out)])
 
     assert result is not None
-    edge, uncached, local, floor = result["results"]
+    edge, optimized, uncached, local, floor = result["results"]
     assert (edge["backend"], edge["runs_count"], len(edge["runs"])) == ("edge", 2, 2)
+    assert (optimized["backend"], optimized["runs_count"]) == ("edge-optimized", 2)
+    assert optimized["optimize_s"] > 0
+    assert edge.get("optimize_s") is None
     assert (uncached["backend"], uncached["runs_count"]) == ("edge-nocache", 1)
     lo, hi = edge["search_p50_range_ms"]
     assert lo <= edge["search_p50_ms"] <= hi
