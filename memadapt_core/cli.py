@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="read a JSON Lines export (re-embedding)")
     imp.add_argument("file")
     sub.add_parser("stats", help="what the store holds")
-    sub.add_parser("optimize", help="vacuum deleted records and flush the log now (it also happens in the background)")
+    sub.add_parser("optimize", help="compact the embedded store (faster search), vacuum deleted records, flush the log")
     return parser
 
 

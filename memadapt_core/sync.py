@@ -409,8 +409,11 @@ class Memory:
         return sum(worker.consolidate(each).messages for each in self._s.pending_within(pending, scope))
 
     def optimize(self) -> None:
-        """Maintenance, now: the embedded store drops deleted points and flushes its log (writes wait; search stays
-        exact, no index is built). It also does this by itself in the background (``vacuum_after_deletes``)."""
+        """Maintenance, now: the embedded store rewrites its live points into one segment with each user's points
+        together (filtered search about twice as fast in qdrant-edge; search stays exact, no HNSW graph is built),
+        drops deleted points and flushes its log. Writes wait, and the process's other threads pause (qdrant-edge
+        keeps the GIL): about 6 s at 100k memories. Worth running after a bulk import; the store also vacuums by
+        itself in the background (``vacuum_after_deletes``). A Qdrant server optimizes by itself: nothing to do."""
         self._live().backend.optimize()
 
     def stats(self) -> dict[str, Any]:

@@ -9,9 +9,13 @@ Nothing is reclaimed by itself either: a deleted point stays in the appendable s
 grew with the number of writes, not with the live data), and the write-ahead log keeps every closed 32 MiB segment
 until a flush. ``Upkeep`` counts deletes and writes; past ``vacuum_after_deletes`` deletes (and at least as many as
 there are live points, so the work is paid back) it vacuums on a background thread, and every
-``FLUSH_AFTER_POINTS`` points written it flushes, which truncates the log. The vacuum is qdrant-edge's optimizer
-with indexing disabled (no HNSW: search stays exact on plain segments). It holds the backend's write lock, so writes
+``FLUSH_AFTER_POINTS`` points written it flushes, which truncates the log. The vacuum is qdrant-edge's optimizer (see
+``OPTIMIZERS``): one immutable, tenant-ordered segment, no HNSW graph. It holds the backend's write lock, so writes
 wait for it; qdrant-edge also keeps the GIL while it optimizes, so other Python threads pause for its duration.
+
+A point in that segment cannot change in place: its first update after an optimization marks it deleted and writes
+it anew to the appendable segment, where later updates change it in place. Those tombstones are not counted: there
+is at most one a point the last optimization wrote, which bounds the waste as the vacuum's own rule does.
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 
 Layout: ``<path>/<collection>/`` is an edge shard. One process per folder (an OS lock); a second opener gets
 ``StoreLockedError``. Records live at integer point ids derived from their UUIDs (``_slots.py``): qdrant-edge
-hands UUID ids back as ``uuid.UUID`` objects, slowly. Search stays exact on plain segments (sub-millisecond per
-tenant): the optimizer is configured never to build HNSW, which blocks for minutes at 100k points holding the GIL.
-``optimize()`` vacuums; so does a background thread after enough deletes, and writes are refused while the disk is
-nearly full (``_upkeep.py``).
+hands UUID ids back as ``uuid.UUID`` objects, slowly. Search is exact (sub-millisecond per tenant): the optimizer
+never builds an HNSW graph, which blocks for minutes at 100k points holding the GIL. ``optimize()`` rewrites the live
+points into one immutable segment with each tenant's points together, which halves qdrant-edge's filtered search;
+writes go to an appendable segment until the next one. A background thread vacuums the same way after enough
+tombstones, and writes are refused while the disk is nearly full (``_upkeep.py``).
 """
 
 from __future__ import annotations
@@ -246,13 +247,11 @@ class EdgeBackend:
             raise StoreError(msg) from exc
 
     def _write(self, op: qe.UpdateOperation | _BuildOp, *, nbytes: int = 4096, written: int = 0,
-               deleted: int | list[int] | None = 0, then: Callable[[], None] | None = None) -> None:  # fmt: skip
+               deleted: int | None = 0, then: Callable[[], None] | None = None) -> None:  # fmt: skip
         """Apply one update: refused before it starts while the disk is nearly full; ``written`` and ``deleted``
-        points are noted for the background vacuum and flush. Deleted counts the tombstones the update leaves: the
-        points it deletes (None: count them), and the points it changes, which an optimized segment cannot change in
-        place: it marks them deleted and writes them anew (a builder appends that count to a list). ``op`` may be a
-        function building the update under the write lock (from the slots records hold now); building None writes
-        nothing. ``then`` runs under the lock once the update is applied: it tells the payload cache what changed."""
+        points (None: count them) are noted for the background vacuum and flush. ``op`` may be a function building
+        the update under the write lock (from the slots records hold now); building None writes nothing. ``then``
+        runs under the lock once the update is applied: it tells the payload cache what changed."""
         with self._write_lock:
             self._guard.check_write(nbytes)
             update = self._call(op) if callable(op) else op
@@ -268,8 +267,6 @@ class EdgeBackend:
                 then()
             if deleted is None:
                 deleted = max(0, before - self._call(lambda s: s.info().points_count))
-            elif isinstance(deleted, list):
-                deleted = sum(deleted)
             self.upkeep.note(written=written, deleted=deleted)
 
     def _taken(self, shard: qe.EdgeShard, candidates: dict[str, tuple[int, ...]]) -> dict[Any, object]:
@@ -345,18 +342,15 @@ class EdgeBackend:
             return
 
         where: dict[str, int] = {}
-        replaced: list[int] = []
 
         def build(shard: qe.EdgeShard) -> qe.UpdateOperation:
             self._ended = self._ended or any("valid_to" in p.payload for p in points)
             candidates = slot_map(p.id for p in points)
-            taken = self._taken(shard, candidates)
-            found, homeless = place(taken, candidates)
+            found, homeless = place(self._taken(shard, candidates), candidates)
             if homeless:
                 msg = f"no free point id for record {homeless[0]}: both of its slots hold other records"
                 raise StoreError(msg)
             where.update(found)
-            replaced.append(sum(1 for rid, slot in found.items() if taken.get(slot) == rid))
             built = [qe.Point(where[p.id], named_vectors(p, _edge_sparse), {**p.payload, RID: p.id}) for p in points]
             return qe.UpdateOperation.upsert_points(built)
 
@@ -365,7 +359,7 @@ class EdgeBackend:
 
         # Built under the write lock (no other write takes a slot meanwhile) and inside _call: a payload qe.Point
         # refuses is a StoreError too.
-        self._write(build, nbytes=upsert_bytes(points), written=len(points), deleted=replaced, then=then)
+        self._write(build, nbytes=upsert_bytes(points), written=len(points), then=then)
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
@@ -384,27 +378,23 @@ class EdgeBackend:
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         if ids:
             homes: list[Any] = []
-            replaced: list[int] = []
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
                 self._ended = self._ended or payload.get("valid_to") is not None
                 homes.extend(self._homes(shard, ids).values())
-                replaced.append(len(homes))
                 return qe.UpdateOperation.set_payload(homes, payload) if homes else None
 
-            self._write(build, deleted=replaced, then=lambda: self._cache.forget(homes))
+            self._write(build, then=lambda: self._cache.forget(homes))
 
     def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
         if updates:
-            replaced: list[int] = []
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
                 homes = self._homes(shard, [rid for rid, _ in updates])
                 pv = [qe.PointVectors(homes[rid], {SPARSE: _edge_sparse(v)}) for rid, v in updates if rid in homes]
-                replaced.append(len(pv))
                 return qe.UpdateOperation.update_vectors(pv) if pv else None
 
-            self._write(build, deleted=replaced)
+            self._write(build)
 
     def flush(self) -> None:
         self.upkeep.wait()  # a background vacuum or flush ends first
@@ -412,7 +402,8 @@ class EdgeBackend:
             self._call(lambda s: s.flush())
 
     def optimize(self) -> None:
-        """Vacuum (drop deleted points, merge segments; no HNSW) and flush, now."""
+        """Rewrite the live points into one tenant-ordered segment (dropping tombstones; no HNSW graph) and flush,
+        now."""
         self._call(lambda _: self.upkeep.run_now())
 
     # -- reads ---------------------------------------------------------------------------------------------------
