@@ -3,20 +3,24 @@
 For each size (memories spread over 100 users), in a fresh subprocess so peak memory is the run's own: add
 throughput (batched, one at a time; embedding included), search p50/p95 end to end and engine-only (embedding
 excluded: it reuses query vectors computed before either timed loop), peak RSS. The numpy floor is a brute-force
-filtered top-10 over the same vectors. The ``edge-optimized`` row writes the same records, then calls ``optimize()``
-(timed: ``optimize s``), which rewrites them into one immutable segment with each user's points together, and
-searches that. The ``edge-nocache`` row is the embedded store with ``payload_cache=0``:
-every search decodes its candidates' payloads from qdrant-edge, as a search does for records the cache does not hold
-(written or read before the last 100k, or not yet read since the store was opened). In the ``edge`` rows all records
-are cached: they were just written.
+filtered top-10 over the same vectors.
+
+The embedded store is measured four ways. ``edge``: each user's records written in calls of 1,000, one user after
+another, as a bulk import does. ``edge-interleaved``: the same records in calls of 10, the users in turn, as a live
+store receives them, so each user's points lie among everyone's. ``-optimized``: the same writes, then
+``optimize()`` (timed: ``optimize s``), which rewrites them into one immutable segment with each user's points
+together. The ``edge-nocache`` row is the bulk-written store with ``payload_cache=0``: every search decodes its
+candidates' payloads from qdrant-edge, as a search does for records the cache does not hold (written or read before
+the last 100k, or not yet read since the store was opened). In the other rows all records are cached: they were just
+written.
 
     python benchmarks/latency.py                 # 1k, 10k, 100k
     python benchmarks/latency.py --quick         # 1k, 10k, fewer queries (under a minute)
     python benchmarks/latency.py --repeat 5          # the embedded store's rows: the median of 5 runs
     python benchmarks/latency.py --out benchmarks/results/latency.json
 
-Timings on a shared VM vary by up to 2x from one run to the next, so the ``edge`` and ``edge-optimized`` rows are run
-``--repeat`` times (3 by default), each in its own process, the repeats going round all sizes (a slow spell of the
+Timings on a shared VM vary by up to 2x from one run to the next, so the four embedded-store rows are run ``--repeat``
+times (3 by default), each in its own process, the repeats going round all sizes (a slow spell of the
 VM slows one run of several rows, not every run of one row), and report the median of each figure with the range of
 search p50; every run's figures are in the JSON. The reference rows (no payload cache, qdrant-client local mode,
 numpy) run once.
@@ -54,6 +58,24 @@ def queries(k: int, seed: int = 11) -> list[tuple[str, str]]:
     return [(f"user-{rng.randrange(USERS)}", question(rng)) for _ in range(k)]
 
 
+def batches(data: list[tuple[str, str]], *, interleaved: bool) -> list[tuple[str, list[str]]]:
+    """The corpus as ``add`` calls: each user's records in calls of 1,000, one user after another (a bulk import); or,
+    interleaved, every 1,000 records in corpus order one call a user (10 records each at 100 users), as records reach
+    a live store, each user's points then lying among everyone's."""
+    if not interleaved:
+        by_user: dict[str, list[str]] = {}
+        for user, text in data:
+            by_user.setdefault(user, []).append(text)
+        return [(u, texts[i : i + 1000]) for u, texts in by_user.items() for i in range(0, len(texts), 1000)]
+    out: list[tuple[str, list[str]]] = []
+    for start in range(0, len(data), 1000):
+        chunk: dict[str, list[str]] = {}
+        for user, text in data[start : start + 1000]:
+            chunk.setdefault(user, []).append(text)
+        out += chunk.items()
+    return out
+
+
 def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -63,19 +85,15 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
 
     data = corpus(n)
     folder = tempfile.mkdtemp(prefix="memadapt-bench-")
-    if backend in ("edge", "edge-optimized"):
-        mem = Memory(path=folder)  # the default payload cache (100k records) holds every record written here
-    elif backend == "edge-nocache":
+    if backend == "edge-nocache":
         mem = Memory(path=folder, payload_cache=0)
+    elif backend.startswith("edge"):
+        mem = Memory(path=folder)  # the default payload cache (100k records) holds every record written here
     else:
         mem = Memory(backend="qdrant-local", location=":memory:")
-    by_user: dict[str, list[str]] = {}
-    for user, text in data:
-        by_user.setdefault(user, []).append(text)
     t = time.perf_counter()
-    for user, texts in by_user.items():
-        for start in range(0, len(texts), 1000):
-            mem.add(texts[start : start + 1000], user_id=user, kind="fact")
+    for user, texts in batches(data, interleaved="interleaved" in backend):
+        mem.add(texts, user_id=user, kind="fact")
     batched = n / (time.perf_counter() - t)
     singles = min(300, n // 10) if backend.startswith("edge") else min(50, n // 10)
     rng = random.Random(3)
@@ -84,7 +102,7 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
         mem.add(f"{sentence(rng)} (single {i})", user_id=f"user-{i % USERS}", kind="fact")
     one = singles / (time.perf_counter() - t)
     optimize_s = None
-    if backend == "edge-optimized":
+    if backend.endswith("-optimized"):
         t = time.perf_counter()
         mem.optimize()
         optimize_s = round(time.perf_counter() - t, 2)
@@ -183,8 +201,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     nq = 100 if args.quick else 500
     repeat = max(1, args.repeat)
     rows, results = [], []
-    kinds = ("edge", "edge-optimized", "edge-nocache", "qdrant-local", "numpy")
-    repeated = ("edge", "edge-optimized")
+    repeated = ("edge", "edge-optimized", "edge-interleaved", "edge-interleaved-optimized")
+    kinds = (*repeated, "edge-nocache", "qdrant-local", "numpy")
     # Repeats go round the sizes, not one after another: a slow spell of the VM (minutes) then slows one run of
     # several rows rather than every run of one row.
     jobs: Any = [(k, n) for rep in range(repeat) for n in sizes for k in kinds if rep == 0 or k in repeated]

@@ -129,11 +129,17 @@ def test_latency_reports_the_median_of_repeated_runs_of_the_embedded_store(tmp_p
     result = latency.main(["--quick", "--sizes", "1000", "--repeat", "2", "--out", str(out)])
 
     assert result is not None
-    edge, optimized, uncached, local, floor = result["results"]
+    edge, optimized, interleaved, interleaved_optimized, uncached, local, floor = result["results"]
     assert (edge["backend"], edge["runs_count"], len(edge["runs"])) == ("edge", 2, 2)
-    assert (optimized["backend"], optimized["runs_count"]) == ("edge-optimized", 2)
+    assert [(r["backend"], r["runs_count"]) for r in (optimized, interleaved, interleaved_optimized)] == [
+        ("edge-optimized", 2),
+        ("edge-interleaved", 2),
+        ("edge-interleaved-optimized", 2),
+    ]
     assert optimized["optimize_s"] > 0
+    assert interleaved_optimized["optimize_s"] > 0
     assert edge.get("optimize_s") is None
+    assert interleaved.get("optimize_s") is None
     assert (uncached["backend"], uncached["runs_count"]) == ("edge-nocache", 1)
     lo, hi = edge["search_p50_range_ms"]
     assert lo <= edge["search_p50_ms"] <= hi
@@ -141,6 +147,24 @@ def test_latency_reports_the_median_of_repeated_runs_of_the_embedded_store(tmp_p
     assert (local["backend"], local["runs_count"], floor["backend"]) == ("qdrant-local", 1, "numpy")
     assert "runs" not in local
     assert json.loads(out.read_text())["results"][0]["runs_count"] == 2
+
+
+def test_latency_writes_each_user_in_bulk_or_all_users_in_turn() -> None:
+    data = latency.corpus(2000)
+
+    bulk = latency.batches(data, interleaved=False)
+    mixed = latency.batches(data, interleaved=True)
+
+    assert [u for u, _ in bulk[:2]] == ["user-0", "user-1"]
+    assert {len(t) for _, t in bulk} == {20}
+    assert [u for u, _ in mixed[:3]] == ["user-0", "user-1", "user-2"]
+    assert {len(t) for _, t in mixed} == {10}
+    assert mixed[100][0] == "user-0"  # the next 1,000 records start again with the first user
+    assert (
+        sorted(t for _, ts in bulk for t in ts)
+        == sorted(t for _, ts in mixed for t in ts)
+        == sorted(t for _, t in data)
+    )
 
 
 def test_combining_runs_takes_each_figures_median() -> None:
