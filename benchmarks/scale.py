@@ -1,10 +1,13 @@
 """How cost grows with the store: search p50/p95 and add throughput at 10k, 100k and 1M memories on the embedded
 edge store (1,000 users), beside a numpy floor (a brute-force top-10 over the same user's vectors, the rows found by a
 precomputed index), with memory and disk used. One store grows through the sizes; the run is bounded in time and
-stops, saying so, at the size it reached. A PNG plot goes to ``benchmarks/results/``.
+stops, saying so, at the size it reached. A PNG plot goes to ``benchmarks/results/``. With ``--optimize``, each size
+is then optimized (``optimize()``, timed) and searched again; the next size's records are then written beside the
+optimized segment, so its as-written search is of an optimized store plus the newest records.
 
     python benchmarks/scale.py                          # 10k, 100k, 1M; at most --max-minutes (default 20)
     python benchmarks/scale.py --quick                  # 2k and 10k memories, 100 users (under a minute)
+    python benchmarks/scale.py --optimize               # also search each size after optimize()
     python benchmarks/scale.py --out benchmarks/results/scale.json --plot benchmarks/results/scale.png
 """
 
@@ -107,7 +110,7 @@ def measure(mem: Any, floor: Floor | None, users: int, n_queries: int, budget_s:
 
 
 def run(sizes: Sequence[int], users: int, n_queries: int, budget_s: float, max_minutes: float,
-        with_floor: bool) -> dict[str, Any]:  # fmt: skip
+        with_floor: bool, optimize: bool = False) -> dict[str, Any]:  # fmt: skip
     from memadapt_core import Memory
 
     folder = tempfile.mkdtemp(prefix="memadapt-scale-")
@@ -150,6 +153,14 @@ def run(sizes: Sequence[int], users: int, n_queries: int, budget_s: float, max_m
             floor_mib = 0 if floor is None else round(floor.vecs[: floor.n].nbytes / 2**20)
             # The floor's own copy of the vectors lives in this process too: the store's share excludes it.
             row.update({"floor_vectors_mib": floor_mib, "store_rss_growth_mib": row["rss_growth_mib"] - floor_mib})
+            if optimize:
+                t0 = time.perf_counter()
+                mem.optimize()
+                row["optimize_s"] = round(time.perf_counter() - t0, 2)
+                after = measure(mem, None, users, n_queries, budget_s)
+                row.update({"optimized_search_p50_ms": after["search_p50_ms"],
+                            "optimized_search_p95_ms": after["search_p95_ms"], "peak_rss_mib": round(peak_rss_mib()),
+                            "disk_mib": round(disk_mib(folder))})  # fmt: skip
             results.append(row)
             if stopped:
                 break
@@ -169,6 +180,9 @@ def plot(results: Sequence[dict[str, Any]], path: str, title: str) -> None:
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(15, 4.5))
     ax1.plot(n, [r["search_p50_ms"] for r in results], "o-", label="memadapt search p50")
     ax1.plot(n, [r["search_p95_ms"] for r in results], "o--", label="memadapt search p95")
+    if "optimized_search_p50_ms" in results[0]:
+        ax1.plot(n, [r["optimized_search_p50_ms"] for r in results], "^-", label="after optimize() p50")
+        ax1.plot(n, [r["optimized_search_p95_ms"] for r in results], "^--", label="after optimize() p95")
     if "floor_p50_ms" in results[0]:
         ax1.plot(n, [r["floor_p50_ms"] for r in results], "s-", label="numpy floor p50")
         ax1.plot(n, [r["floor_p95_ms"] for r in results], "s--", label="numpy floor p95")
@@ -205,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--budget", type=float, default=30.0, help="seconds of searching per size at most")
     parser.add_argument("--max-minutes", type=float, default=20.0, help="stop adding when this is spent")
     parser.add_argument("--no-floor", action="store_true", help="skip the numpy floor (saves its memory)")
+    parser.add_argument("--optimize", action="store_true", help="optimize() each size and search it again")
     parser.add_argument("--out", default=None)
     parser.add_argument("--plot", default=None, help="PNG path (e.g. benchmarks/results/scale.png)")
     args = parser.parse_args(argv)
@@ -215,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     info = machine()
     started = time.perf_counter()
     out = run(sizes, users, args.queries if not args.quick else 100, args.budget if not args.quick else 5.0,
-              args.max_minutes, not args.no_floor)  # fmt: skip
+              args.max_minutes, not args.no_floor, args.optimize)  # fmt: skip
     out.update({"machine": info, "wall_s": round(time.perf_counter() - started, 1), "kind": "fact"})
     out["engine_changed"] = engine_changed(info)
 
@@ -225,9 +240,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     rows = [[f"{r['memories']:,}", r["users"], r["add_per_s"], f(r["search_p50_ms"]), f(r["search_p95_ms"]),
              f(r.get("floor_p50_ms", "-")), f(r.get("floor_p95_ms", "-")), r["store_rss_growth_mib"],
              r["peak_rss_mib"], r["disk_mib"]] for r in out["results"]]  # fmt: skip
+    headers = ["memories", "users", "add /s", "search p50 ms", "search p95 ms", "floor p50 ms", "floor p95 ms",
+               "store RSS growth MiB", "peak RSS MiB", "disk MiB"]  # fmt: skip
+    if args.optimize:
+        headers += ["optimize s", "optimized p50 ms", "optimized p95 ms"]
+        for row, r in zip(rows, out["results"], strict=True):
+            row += [f(r["optimize_s"]), f(r["optimized_search_p50_ms"]), f(r["optimized_search_p95_ms"])]
     print(f"\n{machine_line(info)}")
-    print(table(["memories", "users", "add /s", "search p50 ms", "search p95 ms", "floor p50 ms", "floor p95 ms",
-                 "store RSS growth MiB", "peak RSS MiB", "disk MiB"], rows))  # fmt: skip
+    print(table(headers, rows))
     for note in (out["stopped"], out["engine_changed"]):
         if note:
             print(note)

@@ -123,6 +123,17 @@ def test_scale_quick_grows_one_store_and_plots_it(tmp_path: Path, floor: bool) -
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_scale_with_optimize_searches_each_size_again_after_optimizing(tmp_path: Path) -> None:
+    argv = ["--sizes", "300", "600", "--users", "10", "--queries", "20", "--budget", "1", "--no-floor", "--optimize"]
+
+    result = scale.main(argv)
+
+    for row in result["results"]:
+        assert row["optimize_s"] > 0
+        assert row["optimized_search_p50_ms"] > 0
+        assert row["optimized_search_p95_ms"] >= row["optimized_search_p50_ms"]
+
+
 def test_latency_reports_the_median_of_repeated_runs_of_the_embedded_store(tmp_path: Path) -> None:
     out = tmp_path / "latency.json"
 
