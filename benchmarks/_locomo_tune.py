@@ -21,7 +21,7 @@ QUERY_GRID: dict[str, Sequence[Any]] = {
     "session_prior": (0.0, 0.1, 0.2, 0.3),
     "date_boost": (0.0, 0.1, 0.3, 0.5),
     "when_boost": (0.1, 0.2, 0.3, 0.4),
-    "candidates": (50, 100, 200),
+    "candidates": (30, 40, 50, 100, 200),
 }
 INDEX_GRID: dict[str, Sequence[Any]] = {
     "context_prev": (2, 3, 4, 5, 6),

@@ -20,12 +20,12 @@ BackendName = Literal["edge", "qdrant", "qdrant-local"]
 
 class RetrievalSettings(BaseModel):
     """The hybrid-search recipe. Defaults from RETRIEVAL.md §3-4, then tuned with ``benchmarks/locomo.py --tune``
-    on 4 LoCoMo dev conversations and checked on the other 3 (r@10 0.760 tuned, 0.764 held out). The fused
+    on 4 LoCoMo dev conversations and checked on the other 3 (r@10 0.759 on those 4, 0.762 on the other 3). The fused
     score is the weighted mean of the normalised signals (in [0, 1]); boosts are added to it."""
 
     dense_weight: float = Field(0.2, ge=0)  # WordLlama vectors are weak on their own: lean on BM25
     sparse_weight: float = Field(0.5, ge=0)
-    candidates: int = Field(50, ge=1, le=1000, description="candidates per signal before fusion")
+    candidates: int = Field(40, ge=1, le=1000, description="candidates per signal before fusion")
     rerank_depth: int = Field(
         30, ge=1, le=1000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
     )
