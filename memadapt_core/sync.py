@@ -412,8 +412,9 @@ class Memory:
         """Maintenance, now: the embedded store rewrites its live points into one segment with each user's points
         together (filtered search about twice as fast in qdrant-edge; search stays exact, no HNSW graph is built),
         drops deleted points and flushes its log. Writes wait, and the process's other threads pause (qdrant-edge
-        keeps the GIL): about 6 s at 100k memories. Worth running after a bulk import; the store also vacuums by
-        itself in the background (``vacuum_after_deletes``). A Qdrant server optimizes by itself: nothing to do."""
+        keeps the GIL): 3-4.5 s at 100k memories, 6 s with as many deleted. Worth running after a bulk import; the
+        store also vacuums by itself in the background (``vacuum_after_deletes``). A Qdrant server optimizes by
+        itself: nothing to do."""
         self._live().backend.optimize()
 
     def stats(self) -> dict[str, Any]:
