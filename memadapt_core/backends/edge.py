@@ -6,7 +6,7 @@ hands UUID ids back as ``uuid.UUID`` objects, slowly. Search is exact (sub-milli
 never builds an HNSW graph, which blocks for minutes at 100k points holding the GIL. ``optimize()`` rewrites the live
 points into one immutable segment with each tenant's points together, which halves qdrant-edge's filtered search;
 writes go to an appendable segment until the next one. A background thread vacuums the same way after enough
-tombstones, and writes are refused while the disk is nearly full (``_upkeep.py``).
+deletes, and writes are refused while the disk is nearly full (``_upkeep.py``).
 """
 
 from __future__ import annotations
