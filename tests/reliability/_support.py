@@ -30,6 +30,7 @@ __all__ = [
     "ChildProcess",
     "FactPerMessage",
     "all_records",
+    "crash_rng",
     "disk_bytes",
     "new_token",
     "remount",
@@ -78,6 +79,14 @@ def all_records(mem: Memory, **scope: str | None) -> list[MemoryRecord]:
         out += page.records
         if (cursor := page.next_cursor) is None:
             return out
+
+
+def crash_rng() -> random.Random:
+    """The random source of a crash test: seeded from ``MEMADAPT_CRASH_SEED`` when set, and the seed printed (shown on
+    failure: rerun the same kills with it)."""
+    seed = int(os.environ.get("MEMADAPT_CRASH_SEED", random.randrange(2**32)))
+    print(f"MEMADAPT_CRASH_SEED={seed}")
+    return random.Random(seed)
 
 
 def snapshot(mem: Memory) -> list[dict[str, Any]]:

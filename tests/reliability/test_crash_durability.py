@@ -23,7 +23,7 @@ import pytest
 
 from memadapt_core import Memory
 
-from ._support import ChildProcess, all_records
+from ._support import ChildProcess, all_records, crash_rng
 
 ROUNDS = int(os.environ.get("MEMADAPT_CRASH_ROUNDS", "20"))
 USER = "crash-user"
@@ -136,9 +136,7 @@ def _batch_order(bid: str) -> tuple[int, int]:
 
 @pytest.mark.slow
 def test_sigkilled_writer_loses_no_acknowledged_batch_and_leaves_none_half_written(tmp_path: Path) -> None:
-    seed = int(os.environ.get("MEMADAPT_CRASH_SEED", random.randrange(2**32)))
-    print(f"MEMADAPT_CRASH_SEED={seed}")  # shown on failure: rerun the same kills with it
-    rng = random.Random(seed)
+    rng = crash_rng()
     folder = tmp_path / "store"
     acknowledged: dict[str, int] = {}
     for round_no in range(ROUNDS):

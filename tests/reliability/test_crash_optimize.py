@@ -9,7 +9,6 @@ folder must show every record ever acknowledged, once, still found by search; a 
 from __future__ import annotations
 
 import os
-import random
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from memadapt_core import Memory
 from memadapt_core.testing import HashEmbedder
 
-from ._support import ChildProcess, all_records
+from ._support import ChildProcess, all_records, crash_rng
 
 ROUNDS = int(os.environ.get("MEMADAPT_CRASH_ROUNDS_OPTIMIZE", "4"))
 USERS = ("ann", "bo", "cy")
@@ -70,9 +69,7 @@ def _check(folder: Path, expected: int, rounds: list[int]) -> None:
 
 @pytest.mark.slow
 def test_a_process_killed_while_optimizing_loses_nothing(tmp_path: Path) -> None:
-    seed = int(os.environ.get("MEMADAPT_CRASH_SEED", random.randrange(2**32)))
-    print(f"MEMADAPT_CRASH_SEED={seed}")  # shown on failure: rerun the same kills with it
-    rng = random.Random(seed)
+    rng = crash_rng()
     folder = tmp_path / "store"
     expected = _fill(folder)
     rounds: list[int] = []

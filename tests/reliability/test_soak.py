@@ -22,7 +22,7 @@ import pytest
 from memadapt_core import AsyncMemory, Memory
 
 from . import test_crash_durability as crash
-from ._support import all_records, disk_bytes, new_token, rss_bytes
+from ._support import all_records, crash_rng, disk_bytes, new_token, rss_bytes
 
 pytestmark = [
     pytest.mark.soak,
@@ -160,9 +160,7 @@ async def test_mixed_load_keeps_every_write_and_memory_levels_off(
 
 def test_hundreds_of_sigkilled_writers_lose_nothing_acknowledged(tmp_path: Path) -> None:
     rounds = int(os.environ.get("MEMADAPT_SOAK_CRASH_ROUNDS", "200"))
-    seed = random.randrange(2**32)
-    print(f"MEMADAPT_CRASH_SEED={seed}")
-    rng = random.Random(seed)
+    rng = crash_rng()
     acknowledged: dict[str, int] = {}
     for round_no in range(rounds):
         acknowledged |= crash._run_round(tmp_path / "store", round_no, rng)
