@@ -42,10 +42,11 @@ MiB = 2**20
 # preallocated), whatever the store's size: it runs only with that much room above the margin.
 VACUUM_ROOM = 256 * MiB
 FLUSH_AFTER_POINTS = 20_000  # the log grew 32 MiB per ~25k small writes; a flush drops its closed segments
-# An optimization rewrites the live points into one immutable segment (indexing threshold in KB: any points), which
-# keeps each tenant's points together and makes filtered search about twice as fast in qdrant-edge; the writes that
-# follow go to a fresh appendable segment. "Indexing" builds no HNSW graph (m=0), and no filter reaches the full-scan
-# threshold, so search stays exact. Tombstones are dropped on the way.
+# An optimization rewrites the live points into one immutable segment, which keeps each tenant's points together and
+# makes filtered search about twice as fast in qdrant-edge; the writes that follow go to a fresh appendable segment.
+# The indexing threshold is in KB of vectors: an appendable segment under 1 KB (a handful of points) waits for the
+# next optimization. "Indexing" builds no HNSW graph (m=0), and no filter reaches the full-scan threshold, so search
+# stays exact. Tombstones are dropped on the way.
 OPTIMIZERS = qe.EdgeOptimizersConfig(
     deleted_threshold=0.2, vacuum_min_vector_number=1000, default_segment_number=1, indexing_threshold=1
 )

@@ -1,4 +1,4 @@
-"""The embedded store reclaims deleted points: on a background thread after ``vacuum_after_deletes`` tombstones, and
+"""The embedded store reclaims deleted points: on a background thread after ``vacuum_after_deletes`` deletes, and
 on demand with ``optimize()``; neither builds an HNSW graph (search stays exact) nor loses a live record."""
 
 from __future__ import annotations
