@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .backends.base import FilterSpec, PointKey, StoredPoint
+from .backends.base import FilterSpec, Found, PointKey, StoredPoint
 from .errors import ValidationError
 from .inputs import (
     parse_filters,
@@ -263,14 +263,11 @@ def plan_search(
 
 
 def finish_search(
-    store: Store, plan: SearchPlan, fused: list[Ranked], points: dict[PointKey, StoredPoint]
+    store: Store, plan: SearchPlan, fused: list[Ranked], points: dict[PointKey, Found]
 ) -> list[SearchHit]:
-    payloads = {key: p.payload for key, p in points.items()}
+    payloads = {key: payload for key, (_, payload) in points.items()}
     ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval)[: plan.limit]
-    return [
-        SearchHit(record=record_from_payload(points[r.id].id, points[r.id].payload), score=r.score, scores=r.scores)
-        for r in ranked
-    ]
+    return [SearchHit(record=record_from_payload(*points[r.id]), score=r.score, scores=r.scores) for r in ranked]
 
 
 # -- list ------------------------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ __all__ = [
     "Candidate",
     "CollectionInfo",
     "FilterSpec",
+    "Found",
     "MetaCondition",
     "PointKey",
     "StoredPoint",
@@ -71,6 +72,10 @@ class StoredPoint:
     sparse: SparseVector | None = None
 
 
+#: A record id and its payload, as ``points`` hands them out for a search (a short-lived pair: the embedded store's
+#: payload cache keeps the two apart, see _payload_cache.py).
+Found = tuple[str, dict[str, Any]]
+
 #: A point id as a backend's ``search`` returns it and its ``points`` takes it back: the record id itself, or a
 #: cheaper stand-in (the embedded store's integer point ids: backends/_slots.py).
 PointKey = Hashable
@@ -115,9 +120,9 @@ class VectorBackend(Protocol):
     ) -> tuple[list[Candidate], list[Candidate]]:
         """Dense and sparse candidates in one round trip, without payloads: each list best first, raw scores."""
 
-    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
-        """The points that exist among ``keys`` from ``search``, by those keys: payloads without their ``history``
-        (search reads records, not their changes), no vectors. Read-only: a backend may hand out the same objects
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:
+        """The records that exist among ``keys`` from ``search``, by those keys: ids and payloads without their
+        ``history`` (search reads records, not their changes). Read-only: a backend may hand out the same payloads
         again (the embedded store's payload cache)."""
 
     def scroll(

@@ -23,6 +23,7 @@ from memadapt_core.backends.base import (
     Candidate,
     CollectionInfo,
     FilterSpec,
+    Found,
     PointKey,
     StoredPoint,
     named_vectors,
@@ -272,8 +273,8 @@ class QdrantClientBackend:
         out = [[Candidate(str(p.id), float(p.score)) for p in r.points] for r in res]
         return out[0], (out[1] if len(out) > 1 else [])
 
-    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
-        return {p.id: p for p in self._retrieve([str(k) for k in keys], _NO_HISTORY, False)}
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:
+        return {p.id: (p.id, p.payload) for p in self._retrieve([str(k) for k in keys], _NO_HISTORY, False)}
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False

@@ -32,6 +32,7 @@ from memadapt_core.backends.base import (
     Candidate,
     CollectionInfo,
     FilterSpec,
+    Found,
     PointKey,
     StoredPoint,
     named_vectors,
@@ -436,7 +437,7 @@ class EdgeBackend:
         out = [[Candidate(p.id, p.score) for p in res] for res in results]
         return out[0], (out[1] if len(out) > 1 else [])
 
-    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, StoredPoint]:
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:
         """The hot path of search. Cached points come from the payload cache (read-only: see _payload_cache.py);
         the rest are decoded and kept there, unless a write was applied meanwhile."""
         if not keys:
@@ -447,13 +448,13 @@ class EdgeBackend:
             return found
         wanted: list[Any] = missing
         recs = self._call(lambda s: s.retrieve(wanted, with_payload=True, with_vector=False))
-        read: dict[PointKey, StoredPoint] = {}
+        read: dict[PointKey, Found] = {}
         for r in recs:  # no copies here: each ``r.payload`` is a new dict
             payload = r.payload or {}
             rid = payload.pop(RID, None)
             payload.pop("history", None)
             if isinstance(rid, str):
-                read[r.id] = StoredPoint(rid, payload)
+                read[r.id] = (rid, payload)
         self._cache.fill(read, version)
         found.update(read)
         return found

@@ -27,7 +27,7 @@ def test_a_read_is_kept_when_no_write_began_meanwhile() -> None:
     cache = PayloadCache(10)
     version = cache.version
 
-    cache.fill({1: StoredPoint("a", {"text": "x"})}, version)
+    cache.fill({1: ("a", {"text": "x"})}, version)
 
     assert cache.get([1, 2])[1] == [2]
 
@@ -37,7 +37,7 @@ def test_a_read_fetched_while_a_write_began_is_not_kept() -> None:
     version = cache.version
     cache.forget([1])  # a write to the same store, between the read's look-up and its fetch
 
-    cache.fill({1: StoredPoint("a", {"text": "old"})}, version)
+    cache.fill({1: ("a", {"text": "old"})}, version)
 
     assert len(cache) == 0
 
@@ -54,7 +54,7 @@ def test_a_cache_of_size_zero_keeps_nothing() -> None:
     cache = PayloadCache(0)
 
     cache.put([(1, "a", {})])
-    cache.fill({2: StoredPoint("b", {})}, cache.version)
+    cache.fill({2: ("b", {})}, cache.version)
 
     assert len(cache) == 0
 
@@ -67,7 +67,7 @@ def test_what_a_writer_changes_after_put_does_not_reach_the_cache() -> None:
     payload["metadata"]["tags"].append("b")
     payload["source_ids"].clear()
 
-    assert cache.get([1])[0][1].payload == {"metadata": {"tags": ["a"]}, "source_ids": ["s"]}
+    assert cache.get([1])[0][1][1] == {"metadata": {"tags": ["a"]}, "source_ids": ["s"]}
 
 
 # -- the embedded backend keeps it coherent ----------------------------------------------------------------------------
@@ -88,7 +88,7 @@ def _point(rid: str, text: str, **extra: Any) -> StoredPoint:
 def _read(be: EdgeBackend, rid: str) -> dict[str, Any] | None:
     """The payload a search would read for ``rid`` (through the cache when it holds it)."""
     found = be.points(list(slots(rid)))
-    return next((p.payload for p in found.values() if p.id == rid), None)
+    return next((payload for id_, payload in found.values() if id_ == rid), None)
 
 
 RID = str(uuid.uuid4())
@@ -143,9 +143,10 @@ def test_points_for_a_search_come_without_their_history(tmp_path: Path, kind: st
         be.upsert([_point(RID, "b", history=HISTORY)])
         keys = [c.id for c in be.search(np.ones(4, dtype=np.float32), None, FilterSpec(user_id="u"), 5)[0]]
 
-        (point,) = be.points(keys).values()
+        ((rid, payload),) = be.points(keys).values()
 
-        assert point.payload == {"text": "b", "kind": "fact", "user_id": "u"}
+        assert rid == RID
+        assert payload == {"text": "b", "kind": "fact", "user_id": "u"}
         assert be.retrieve([RID])[0].payload["history"] == HISTORY  # still stored
     finally:
         be.close()
@@ -155,7 +156,7 @@ def test_the_cache_keeps_no_history(backend: EdgeBackend) -> None:
     backend.upsert([_point(RID, "b", history=HISTORY)])
 
     assert _read(backend, RID) == {"text": "b", "kind": "fact", "user_id": "u"}
-    assert "history" not in backend._cache.get(list(slots(RID)))[0].popitem()[1].payload
+    assert "history" not in backend._cache.get(list(slots(RID)))[0].popitem()[1][1]
 
 
 def test_a_record_read_from_disk_is_kept_for_the_next_search(tmp_path: Path) -> None:
@@ -268,7 +269,7 @@ def test_a_record_updated_often_keeps_its_history_out_of_the_cache_and_in_the_st
         mem.search("Kyoto ramen", user_id="alice")
 
         cached = mem._s.backend._cache.get(list(slots(rec.id)))[0]
-        assert [p.payload.get("history") for p in cached.values()] == [None]
+        assert [payload.get("history") for _, payload in cached.values()] == [None]
         assert [e.event for e in mem.history(rec.id)] == ["add"] + ["update"] * 5
 
 
