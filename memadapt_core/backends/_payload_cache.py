@@ -51,12 +51,8 @@ def owned(payload: Mapping[str, Any]) -> dict[str, Any]:
 class PayloadCache:
     def __init__(self, size: int) -> None:
         self.size = size
-        # Two maps, not one of (id, payload) pairs: the garbage collector never tracks a string, nor a dict of
-        # scalars, but tracks every tuple holding a dict; 100k tracked entries made full collections ~7% of a bulk
-        # load. The payloads' insertion order is the entries' age.
-        self._payloads: dict[Hashable, dict[str, Any]] = {}
-        self._ids: dict[Hashable, str] = {}
-        self._lock = threading.Lock()  # a consistent pair for get; fill's check-then-insert against a writer's bump
+        self._entries: dict[Hashable, Found] = {}
+        self._lock = threading.Lock()  # fill's check-then-insert against a writer's bump
         self._version = 0
 
     @property
@@ -64,20 +60,19 @@ class PayloadCache:
         return self._version
 
     def __len__(self) -> int:
-        return len(self._payloads)
+        return len(self._entries)
 
     def get(self, keys: Sequence[Hashable]) -> tuple[dict[Hashable, Found], list[Hashable]]:
         """The cached records among ``keys`` (read-only: their payloads are the cache's), and the keys missing."""
-        payloads, ids = self._payloads, self._ids
+        entries = self._entries
         found: dict[Hashable, Found] = {}
         missing: list[Hashable] = []
-        with self._lock:
-            for key in keys:
-                payload = payloads.get(key)
-                if payload is None:
-                    missing.append(key)
-                else:
-                    found[key] = (ids[key], payload)
+        for key in keys:
+            entry = entries.get(key)
+            if entry is None:
+                missing.append(key)
+            else:
+                found[key] = entry
         return found, missing
 
     def fill(self, read: Mapping[Hashable, Found], version: int) -> None:
@@ -87,35 +82,32 @@ class PayloadCache:
             return
         with self._lock:
             if version == self._version:
-                self._insert((key, rid, payload) for key, (rid, payload) in read.items())
+                self._insert(read.items())
 
     def put(self, written: Iterable[tuple[Hashable, str, Mapping[str, Any]]]) -> None:
         """After a write: the payloads now stored at these points (copied)."""
         with self._lock:
             self._version += 1
             if self.size:
-                self._insert((key, rid, owned(payload)) for key, rid, payload in written)
+                self._insert((key, (rid, owned(payload))) for key, rid, payload in written)
 
     def forget(self, keys: Iterable[Hashable]) -> None:
         with self._lock:
             self._version += 1
             for key in keys:
-                if self._payloads.pop(key, None) is not None:
-                    del self._ids[key]
+                self._entries.pop(key, None)
 
     def clear(self) -> None:
         with self._lock:
             self._version += 1
-            self._payloads.clear()
-            self._ids.clear()
+            self._entries.clear()
 
-    def _insert(self, items: Iterable[tuple[Hashable, str, dict[str, Any]]]) -> None:
-        payloads, ids = self._payloads, self._ids
-        for key, rid, payload in items:
-            payloads.pop(key, None)  # re-inserted last: the newest goes last
-            payloads[key] = payload
-            ids[key] = rid
-        excess = len(payloads) - self.size
+    def _insert(self, items: Iterable[tuple[Hashable, Found]]) -> None:
+        entries = self._entries
+        for key, entry in items:
+            entries.pop(key, None)  # re-inserted last: the newest goes last
+            entries[key] = entry
+        excess = len(entries) - self.size
         if excess > 0:
-            for key in [k for k, _ in zip(payloads, range(excess), strict=False)]:
-                del payloads[key], ids[key]
+            for key in [k for k, _ in zip(entries, range(excess), strict=False)]:
+                del entries[key]

@@ -72,8 +72,7 @@ class StoredPoint:
     sparse: SparseVector | None = None
 
 
-#: A record id and its payload, as ``points`` hands them out for a search (a short-lived pair: the embedded store's
-#: payload cache keeps the two apart, see _payload_cache.py).
+#: A record id and its payload, as ``points`` hands them out for a search (and the embedded store caches them).
 Found = tuple[str, dict[str, Any]]
 
 #: A point id as a backend's ``search`` returns it and its ``points`` takes it back: the record id itself, or a
