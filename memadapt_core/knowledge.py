@@ -63,7 +63,7 @@ def unreflected_filter(scope: Scope) -> FilterSpec:
 
 def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> list[PointKey]:
     """The first ``limit`` distinct candidates, dense ones first."""
-    return list(dict.fromkeys(c.id for c in [*dense, *sparse]))[:limit]
+    return list(dict.fromkeys(key for key, _ in [*dense, *sparse]))[:limit]
 
 
 def records_in_order(keys: list[PointKey], points: dict[PointKey, Found]) -> list[MemoryRecord]:

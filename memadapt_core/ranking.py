@@ -42,8 +42,8 @@ def _minmax(cands: list[Candidate], min_span: float) -> tuple[float, float, floa
     range (which would let them outweigh the boosts). ``cands`` is best first."""
     if not cands:
         return 0.0, 0.0, 0.0
-    hi = cands[0].score
-    lo = min(cands[-1].score, hi - min_span)
+    hi = cands[0][1]
+    lo = min(cands[-1][1], hi - min_span)
     span = hi - lo
     if span <= 1e-12:
         return 0.0, 0.0, 1.0
@@ -51,7 +51,7 @@ def _minmax(cands: list[Candidate], min_span: float) -> tuple[float, float, floa
 
 
 def is_relevant(dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings) -> bool:
-    top = dense[0].score if dense else 0.0
+    top = dense[0][1] if dense else 0.0
     return top >= cfg.floor_dense or (bool(sparse) and top >= cfg.floor_dense_with_sparse)
 
 
@@ -70,25 +70,25 @@ def fuse(
     if plan.threshold is None and not is_relevant(dense, sparse, cfg):
         return []
     d_lo, d_scale, d_const = _minmax(dense, cfg.dense_min_span)
-    s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0].score if sparse else 0.0))
-    raw_s = {c.id: c.score for c in sparse}
+    s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0][1] if sparse else 0.0))
+    raw_s = dict(sparse)
     total = (cfg.dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
     wd, ws = cfg.dense_weight / total, cfg.sparse_weight / total
     floor = cfg.floor_dense if plan.threshold is None else None
     scored: list[tuple[float, PointKey, float, float]] = []  # fused, id, raw dense, raw sparse
     seen: set[PointKey] = set()
-    for c in dense:
-        seen.add(c.id)
-        sp = raw_s.get(c.id)
-        if sp is None and floor is not None and c.score < floor:
+    for key, score in dense:
+        seen.add(key)
+        sp = raw_s.get(key)
+        if sp is None and floor is not None and score < floor:
             continue  # neither a word in common nor close enough in meaning
-        fused = wd * ((c.score - d_lo) * d_scale + d_const)
+        fused = wd * ((score - d_lo) * d_scale + d_const)
         if sp is not None:
             fused += ws * ((sp - s_lo) * s_scale + s_const)
-        scored.append((fused, c.id, c.score, sp or 0.0))
-    for c in sparse:
-        if c.id not in seen:
-            scored.append((ws * ((c.score - s_lo) * s_scale + s_const), c.id, 0.0, c.score))
+        scored.append((fused, key, score, sp or 0.0))
+    for key, score in sparse:
+        if key not in seen:
+            scored.append((ws * ((score - s_lo) * s_scale + s_const), key, 0.0, score))
     scored.sort(key=_first, reverse=True)  # stable: ties keep the dense-then-sparse order
     return [Ranked(pid, base, {"dense": d, "sparse": sp, "fused": base}) for base, pid, d, sp in scored[:depth]]
 

@@ -80,12 +80,9 @@ Found = tuple[str, dict[str, Any]]
 PointKey = Hashable
 
 
-@dataclass(slots=True)
-class Candidate:
-    """A search candidate: the id and the raw score of one signal."""
-
-    id: PointKey
-    score: float
+#: A search candidate: its id and the raw score of one signal. A plain tuple: a search makes ~80 of them, and a
+#: dataclass doubled the cost of reading qdrant-edge's results (16 against 8 µs).
+Candidate = tuple[PointKey, float]
 
 
 @dataclass(frozen=True)

@@ -270,7 +270,7 @@ class QdrantClientBackend:
         if self._shard_key:
             reqs = [r.model_copy(update={"shard_key": self._shard_key}) for r in reqs]
         res = self._call(lambda c: c.query_batch_points(self.collection, reqs))
-        out = [[Candidate(str(p.id), float(p.score)) for p in r.points] for r in res]
+        out: list[list[Candidate]] = [[(str(p.id), float(p.score)) for p in r.points] for r in res]
         return out[0], (out[1] if len(out) > 1 else [])
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:

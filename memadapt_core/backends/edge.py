@@ -434,7 +434,7 @@ class EdgeBackend:
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q))
         results = self._call(lambda s: s.query_batch(qe.QueryBatchRequest(reqs)))
-        out = [[Candidate(p.id, p.score) for p in res] for res in results]
+        out: list[list[Candidate]] = [[(p.id, p.score) for p in res] for res in results]
         return out[0], (out[1] if len(out) > 1 else [])
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:

@@ -141,7 +141,7 @@ def test_points_for_a_search_come_without_their_history(tmp_path: Path, kind: st
     be.open_collection(CollectionInfo(name="c", embedder="test", dim=4))
     try:
         be.upsert([_point(RID, "b", history=HISTORY)])
-        keys = [c.id for c in be.search(np.ones(4, dtype=np.float32), None, FilterSpec(user_id="u"), 5)[0]]
+        keys = [key for key, _ in be.search(np.ones(4, dtype=np.float32), None, FilterSpec(user_id="u"), 5)[0]]
 
         ((rid, payload),) = be.points(keys).values()
 
