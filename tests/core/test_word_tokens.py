@@ -53,6 +53,10 @@ def test_the_default_embedder_uses_the_word_cache(tokenizer: Any) -> None:
         "no-break\u00a0space and ideographic\u3000space",
         "emoji 😀 and 漢字 and café",
         "punctuation, right? yes!",
+        "an added token <s> between words",
+        "a <unk> and a</s>glued",
+        "<s>",
+        "less < more and a<b",
     ],
 )
 def test_a_text_gets_the_ids_the_tokenizer_gives_it(tokenizer: Any, text: str) -> None:
@@ -64,7 +68,7 @@ def test_a_text_gets_the_ids_the_tokenizer_gives_it(tokenizer: Any, text: str) -
 
 def test_random_texts_get_the_tokenizers_ids(tokenizer: Any) -> None:
     rng = random.Random(5)
-    alphabet = list("ab c  \t\n.,!?'\"-_é漢字😀\u2581\u00a0xyzABC0123")
+    alphabet = [*"ab c  \t\n.,!?'\"-_é漢字😀\u2581\u00a0xyzABC0123<>", "<s>", "</s>", "<unk>"]
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(3000)]
     words = WordTokens.for_tokenizer(tokenizer)
     assert words is not None
