@@ -15,7 +15,7 @@ from typing import Any
 
 from memadapt_core import operations
 from memadapt_core.backends._payload_time import iso
-from memadapt_core.backends.base import Candidate, FilterSpec, Found, PointKey, StoredPoint
+from memadapt_core.backends.base import RECORD_ID, Candidate, FilterSpec, PointKey, StoredPoint
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
 from memadapt_core.records import (
@@ -66,8 +66,8 @@ def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> li
     return list(dict.fromkeys(key for key, _ in [*dense, *sparse]))[:limit]
 
 
-def records_in_order(keys: list[PointKey], points: dict[PointKey, Found]) -> list[MemoryRecord]:
-    return [record_from_payload(*points[k]) for k in keys if k in points]
+def records_in_order(keys: list[PointKey], payloads: dict[PointKey, dict[str, Any]]) -> list[MemoryRecord]:
+    return [record_from_payload(payloads[k][RECORD_ID], payloads[k]) for k in keys if k in payloads]
 
 
 def scopes_of(points: list[StoredPoint], limit: int) -> list[Scope]:

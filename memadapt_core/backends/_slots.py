@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from memadapt_core.backends.base import RECORD_ID
+
 __all__ = ["INFO_SLOT", "RID", "home_slots", "place", "slot_map", "slots"]
 
-RID = "rid"  # the payload field holding the record id
+RID = RECORD_ID  # the payload field holding the record id
 INFO_SLOT = 0  # the collection's info point; no record lives there
 _U64 = (1 << 64) - 1
 

@@ -18,10 +18,10 @@ from memadapt_core.sparse import SparseVector
 
 __all__ = [
     "INFO_POINT_ID",
+    "RECORD_ID",
     "Candidate",
     "CollectionInfo",
     "FilterSpec",
-    "Found",
     "MetaCondition",
     "PointKey",
     "StoredPoint",
@@ -72,8 +72,9 @@ class StoredPoint:
     sparse: SparseVector | None = None
 
 
-#: A record id and its payload, as ``points`` hands them out for a search (and the embedded store caches them).
-Found = tuple[str, dict[str, Any]]
+#: The field holding the record id in each payload ``points`` hands out (and in the embedded store's stored payloads,
+#: whose point ids are not the record ids: _slots.py). Records ignore it.
+RECORD_ID = "rid"
 
 #: A point id as a backend's ``search`` returns it and its ``points`` takes it back: the record id itself, or a
 #: cheaper stand-in (the embedded store's integer point ids: backends/_slots.py).
@@ -116,10 +117,10 @@ class VectorBackend(Protocol):
     ) -> tuple[list[Candidate], list[Candidate]]:
         """Dense and sparse candidates in one round trip, without payloads: each list best first, raw scores."""
 
-    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:
-        """The records that exist among ``keys`` from ``search``, by those keys: ids and payloads without their
-        ``history`` (search reads records, not their changes). Read-only: a backend may hand out the same payloads
-        again (the embedded store's payload cache)."""
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
+        """The payloads of the records that exist among ``keys`` from ``search``, by those keys, each with its record
+        id under ``RECORD_ID`` and without its ``history`` (search reads records, not their changes). Read-only: a
+        backend may hand out the same payloads again (the embedded store's payload cache)."""
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False

@@ -20,10 +20,10 @@ from qdrant_client import models as qm
 
 from memadapt_core.backends.base import (
     INFO_POINT_ID,
+    RECORD_ID,
     Candidate,
     CollectionInfo,
     FilterSpec,
-    Found,
     PointKey,
     StoredPoint,
     named_vectors,
@@ -273,8 +273,9 @@ class QdrantClientBackend:
         out: list[list[Candidate]] = [[(str(p.id), float(p.score)) for p in r.points] for r in res]
         return out[0], (out[1] if len(out) > 1 else [])
 
-    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:
-        return {p.id: (p.id, p.payload) for p in self._retrieve([str(k) for k in keys], _NO_HISTORY, False)}
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
+        found = self._retrieve([str(k) for k in keys], _NO_HISTORY, False)
+        return {p.id: {**p.payload, RECORD_ID: p.id} for p in found}
 
     def scroll(
         self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False

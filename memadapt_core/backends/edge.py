@@ -32,7 +32,6 @@ from memadapt_core.backends.base import (
     Candidate,
     CollectionInfo,
     FilterSpec,
-    Found,
     PointKey,
     StoredPoint,
     named_vectors,
@@ -437,7 +436,7 @@ class EdgeBackend:
         out: list[list[Candidate]] = [[(p.id, p.score) for p in res] for res in results]
         return out[0], (out[1] if len(out) > 1 else [])
 
-    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, Found]:
+    def points(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
         """The hot path of search. Cached points come from the payload cache (read-only: see _payload_cache.py);
         the rest are decoded and kept there, unless a write was applied meanwhile."""
         if not keys:
@@ -448,13 +447,12 @@ class EdgeBackend:
             return found
         wanted: list[Any] = missing
         recs = self._call(lambda s: s.retrieve(wanted, with_payload=True, with_vector=False))
-        read: dict[PointKey, Found] = {}
-        for r in recs:  # no copies here: each ``r.payload`` is a new dict
+        read: dict[PointKey, dict[str, Any]] = {}
+        for r in recs:  # no copies here: each ``r.payload`` is a new dict, holding its record id (RID)
             payload = r.payload or {}
-            rid = payload.pop(RID, None)
             payload.pop("history", None)
-            if isinstance(rid, str):
-                read[r.id] = (rid, payload)
+            if isinstance(payload.get(RID), str):
+                read[r.id] = payload
         self._cache.fill(read, version)
         found.update(read)
         return found
