@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["EmbedderSettings", "LLMSettings", "MemorySettings", "RetrievalSettings", "default_path"]
@@ -114,6 +114,22 @@ class MemorySettings(BaseSettings):
     vacuum_after_deletes: int = Field(
         10_000, ge=0, description="embedded store: vacuum in the background after this many deletes (0: never)"
     )
+
+    @field_validator("collection")
+    @classmethod
+    def _collection_name(cls, name: str | None) -> str | None:
+        """The embedded store's folder and a server's collection: a name both a file system and Qdrant take (a
+        32k-character one reached the file system as "File name too long"; ".." would leave the store's folder)."""
+        if name is None:
+            return name
+        try:
+            size = len(name.encode())
+        except UnicodeEncodeError:  # a lone surrogate
+            size = 0
+        if not 0 < size <= 255 or name in (".", "..") or any(c in name for c in "/\\\0"):
+            msg = "collection must be 1-255 bytes of UTF-8, without '/', '\\' or NUL, and not '.' or '..'"
+            raise ValueError(msg)
+        return name
 
     def resolved_backend(self) -> BackendName:
         if self.backend is not None:

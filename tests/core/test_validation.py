@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -129,6 +130,20 @@ def test_validation_errors_are_value_errors() -> None:
 def test_unknown_setting_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError):
         Memory(location=":memory:", no_such_setting=1)
+
+
+@pytest.mark.parametrize("name", ["", "x" * 256, "é" * 128, "..", ".", "a/b", "a\\b", "nul\0", "half an emoji \ud83d"])
+def test_a_collection_name_no_file_system_takes_is_a_configuration_error(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ConfigurationError, match="collection"):
+        Memory(path=tmp_path / "store", collection=name)
+    assert not (tmp_path / "store").exists()  # nothing written, not even the folder
+
+
+def test_a_collection_name_of_255_bytes_is_taken(tmp_path: Path) -> None:
+    with Memory(path=tmp_path, collection="c" * 255) as mem:
+        mem.add("the name fits", user_id="u1", kind="fact")
+
+        assert mem.search("name fits", user_id="u1")
 
 
 def test_unknown_embedder_is_a_configuration_error() -> None:
