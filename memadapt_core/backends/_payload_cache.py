@@ -16,8 +16,8 @@ not read. Beyond ``size`` entries the oldest insertion goes first; ``size=0`` ke
 
 An entry is the payload alone, holding its record id (``base.RECORD_ID``), as ``points()`` hands it out: the
 garbage collector never tracks a dict of strings and numbers, but tracks every object or tuple holding one. 100k
-tracked entries doubled the time of each full collection in the whole process (41 against 20 ms) and, as they grew,
-set off most of a bulk load's (~7% of its time).
+tracked entries made each full collection of the whole process take 41 ms instead of ~28, and those of a 100k bulk
+load 0.73 s in all instead of 0.51.
 """
 
 from __future__ import annotations
