@@ -55,22 +55,22 @@ def tune(convs: Sequence[Conversation]) -> dict[str, Any]:
             query(mem, split_convs, row)
         return row
 
-    base = tempfile.mkdtemp(prefix="memadapt-locomo-tune-")
-    for key, values in progress(list(INDEX_GRID.items()), "tune index settings", unit="setting"):
-        scores = {}
-        for v in values:
-            folder = f"{base}/{key}-{v}"
-            scores[v] = _score(evaluate({**best, key: v}, folder, tune_convs, True), "tune")
-            tried.append({"settings": {**best, key: v}, "r@10_tune": scores[v]})
-        best[key] = max(scores, key=lambda v: scores[v])
-    folder = f"{base}/best-index"
-    evaluate(best, folder, tune_convs, True)
-    for key, values in progress(list(QUERY_GRID.items()), "tune query settings", unit="setting"):
-        scores = {}
-        for v in values:
-            scores[v] = _score(evaluate({**best, key: v}, folder, tune_convs, False), "tune")
-            tried.append({"settings": {**best, key: v}, "r@10_tune": scores[v]})
-        best[key] = max(scores, key=lambda v: scores[v])
+    with tempfile.TemporaryDirectory(prefix="memadapt-locomo-tune-") as base:  # ~30 stores: removed after
+        for key, values in progress(list(INDEX_GRID.items()), "tune index settings", unit="setting"):
+            scores = {}
+            for v in values:
+                folder = f"{base}/{key}-{v}"
+                scores[v] = _score(evaluate({**best, key: v}, folder, tune_convs, True), "tune")
+                tried.append({"settings": {**best, key: v}, "r@10_tune": scores[v]})
+            best[key] = max(scores, key=lambda v: scores[v])
+        folder = f"{base}/best-index"
+        evaluate(best, folder, tune_convs, True)
+        for key, values in progress(list(QUERY_GRID.items()), "tune query settings", unit="setting"):
+            scores = {}
+            for v in values:
+                scores[v] = _score(evaluate({**best, key: v}, folder, tune_convs, False), "tune")
+                tried.append({"settings": {**best, key: v}, "r@10_tune": scores[v]})
+            best[key] = max(scores, key=lambda v: scores[v])
     default_tune = memadapt_row("default on tuning split", tune_convs)
     default_held = memadapt_row("default on held-out split", held)
     tuned_tune = memadapt_row("tuned on tuning split", tune_convs, retrieval=best)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Sequence
@@ -105,6 +106,7 @@ class MemadaptPeer(Peer):
 
     def close(self) -> None:
         self.mem.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class Mem0Peer(Peer):

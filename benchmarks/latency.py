@@ -32,6 +32,7 @@ import argparse
 import json
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,10 +82,17 @@ def peak_mib() -> float:
 
 
 def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
+    folder = tempfile.mkdtemp(prefix="memadapt-bench-")
+    try:
+        return _run_memadapt(backend, n, n_queries, folder)
+    finally:  # a 100k store takes ~200-1,000 MB: a full run would leave tens of GB behind
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run_memadapt(backend: str, n: int, n_queries: int, folder: str) -> dict[str, Any]:
     from memadapt_core import Memory
 
     data = corpus(n)
-    folder = tempfile.mkdtemp(prefix="memadapt-bench-")
     if backend == "edge-nocache":
         mem = Memory(path=folder, payload_cache=0)
     elif backend.startswith("edge"):
