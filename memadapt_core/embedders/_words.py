@@ -33,11 +33,12 @@ _JOINED = 256  # new words tokenized in one call
 
 
 class WordTokens:
-    def __init__(self, tokenizer: Any, size: int = 100_000) -> None:
+    def __init__(self, tokenizer: Any, size: int = 100_000, spec: dict[str, Any] | None = None) -> None:
         self._tokenizer = tokenizer  # tokenizers.Tokenizer, without padding or truncation
         self._size = size
         self._ids: dict[str, tuple[int, ...]] = {}  # word -> its ids; tuples of ints, untracked by the GC
-        spec = json.loads(tokenizer.to_str())
+        if spec is None:  # the tokenizer as JSON: ~100 ms to write and parse for WordLlama's, so done once
+            spec = json.loads(tokenizer.to_str())
         self._spaced = frozenset(i for token, i in spec["model"]["vocab"].items() if token.startswith(SPACE))
         # A text holding one of these is tokenized whole: "a" and "b" in "a<s>b" are normalised apart.
         starts = "".join(sorted({t["content"][:1] for t in spec.get("added_tokens") or []}))
@@ -55,7 +56,7 @@ class WordTokens:
         vocab = model.get("vocab") or {}
         if SPACE not in vocab or any(SPACE in token.lstrip(SPACE) for token in vocab):  # "▁" after another character
             return None
-        return cls(tokenizer, size)
+        return cls(tokenizer, size, spec)
 
     def ids(self, texts: Sequence[str]) -> list[Sequence[int]]:
         """Each text's token ids, as ``tokenizer.encode(text, add_special_tokens=False).ids`` gives them."""
