@@ -53,6 +53,12 @@ def owned(payload: Mapping[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def _entry(rid: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    entry = owned(payload)  # a copy already: the id goes in without another
+    entry[RECORD_ID] = rid
+    return entry
+
+
 class PayloadCache:
     def __init__(self, size: int) -> None:
         self.size = size
@@ -95,7 +101,7 @@ class PayloadCache:
         with self._lock:
             self._version += 1
             if self.size:
-                self._insert((key, {**owned(payload), RECORD_ID: rid}) for key, rid, payload in written)
+                self._insert((key, _entry(rid, payload)) for key, rid, payload in written)
 
     def forget(self, keys: Iterable[Hashable]) -> None:
         with self._lock:
