@@ -19,7 +19,7 @@ from collections.abc import Collection
 from typing import Any
 
 from memadapt_core import AsyncMemory, MemoryRecord, ValidationError
-from memadapt_core.inputs import require_id
+from memadapt_core.validation import require_id
 
 from ._engine import EngineLike, as_async
 from ._runtime import MemoryServiceBase

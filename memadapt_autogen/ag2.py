@@ -19,8 +19,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(msg) from exc
 
 from memadapt_core import AsyncMemory, Kind, Memory, ValidationError
-from memadapt_core.inputs import fit_query
 from memadapt_core.models import JSON
+from memadapt_core.validation import fit_query
 
 from .scoping import require_scope, scope_ids
 

@@ -13,7 +13,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from memadapt_core import BLOCK_START
-from memadapt_core.inputs import fit_query
+from memadapt_core.validation import fit_query
 
 from ._framework import ChatCompletionContext, SystemMessage, UserMessage
 

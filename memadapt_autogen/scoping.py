@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from memadapt_core import Scope
-from memadapt_core.inputs import parse_scope
+from memadapt_core.validation import parse_scope
 
 __all__ = ["ScopeIds", "require_scope", "scope_ids"]
 

@@ -2,7 +2,7 @@
 
 from .config import EmbedderSettings, LLMSettings, MemorySettings, RetrievalSettings
 from .embedders.base import Embedder
-from .engine import AsyncMemory
+from .engine import AsyncMemory, Memory
 from .errors import (
     ConfigurationError,
     EmbeddingError,
@@ -18,7 +18,6 @@ from .errors import (
 from .formatting import BLOCK_END, BLOCK_START
 from .hookspecs import hookimpl
 from .models import HistoryEvent, Kind, MemoryRecord, Page, Scope, SearchHit
-from .sync import Memory
 
 __all__ = [
     "BLOCK_END",

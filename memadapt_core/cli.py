@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
 from .models import MemoryRecord, SearchHit
-from .sync import Memory
 
 __all__ = ["main"]
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from .embedders.base import Embedder, Vectors
+from .engine import Memory
 from .errors import ValidationError
 from .scripted_llm import (
     ChatRequest,
@@ -28,7 +29,6 @@ from .scripted_llm import (
     hashed_embedding,
     serve_scripted_llm,
 )
-from .sync import Memory
 
 __all__ = [
     "ChatRequest",

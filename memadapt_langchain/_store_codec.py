@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from memadapt_core import MemoryRecord, SearchHit
-from memadapt_core.inputs import parse_json_object
 from memadapt_core.models import JSON
+from memadapt_core.validation import parse_json_object
 
 from ._engine import ScopeIds
 from ._framework import Item, MatchCondition, SearchItem, get_text_at_path

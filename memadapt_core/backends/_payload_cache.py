@@ -27,19 +27,11 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from memadapt_core.backends.base import RECORD_ID
+from memadapt_core.record_codec import copy_json
 
-__all__ = ["PayloadCache", "copy_json", "owned"]
+__all__ = ["PayloadCache", "owned"]
 
 _CONTAINERS = ("metadata", "source_ids")  # the only payload fields besides ``history`` that hold dicts or lists
-
-
-def copy_json(value: Any) -> Any:
-    """A JSON value copied down to its leaves: dicts and lists (tuples become lists) are new, the rest shared."""
-    if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [copy_json(v) for v in value]
-    return value
 
 
 def owned(payload: Mapping[str, Any]) -> dict[str, Any]:

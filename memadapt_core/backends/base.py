@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from memadapt_core.filters import FilterSpec
 from memadapt_core.sparse import SparseVector
 
 __all__ = [
@@ -21,8 +22,6 @@ __all__ = [
     "RECORD_ID",
     "Candidate",
     "CollectionInfo",
-    "FilterSpec",
-    "MetaCondition",
     "PointKey",
     "StoredPoint",
     "VectorBackend",
@@ -33,35 +32,6 @@ __all__ = [
 # The point that records which embedder made a collection: it has no scope, so no scoped read ever sees it. (The
 # embedded store keeps it at integer id 0 since schema 2.)
 INFO_POINT_ID = "6d656d61-6461-5074-a96e-666f00000001"
-
-MetaOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "in"]
-
-
-@dataclass(frozen=True)
-class MetaCondition:
-    """A condition on a key of the user's metadata (``metadata.<key>``)."""
-
-    key: str
-    op: MetaOp
-    value: Any
-
-
-@dataclass(frozen=True)
-class FilterSpec:
-    """What a read or delete is restricted to. Scope ids are exact matches; None leaves a field free."""
-
-    user_id: str | None = None
-    agent_id: str | None = None
-    session_id: str | None = None
-    kinds: tuple[str, ...] | None = None
-    valid_only: bool = False
-    observed_from: datetime | None = None  # inclusive
-    observed_to: datetime | None = None  # exclusive
-    valid_at: datetime | None = None  # "as of": valid_from <= t and (valid_to empty or valid_to > t)
-    consolidated: bool | None = None  # True: marked 1; False: not marked (0 or absent)
-    metadata: tuple[MetaCondition, ...] = ()
-    exact_scope: bool = False  # scope ids given as None must be absent (consolidation works on exact scopes)
-    source_ids_any: tuple[str, ...] | None = None  # records citing any of these (insights over facts)
 
 
 @dataclass

@@ -23,7 +23,6 @@ from memadapt_core.backends.base import (
     RECORD_ID,
     Candidate,
     CollectionInfo,
-    FilterSpec,
     PointKey,
     StoredPoint,
     named_vectors,
@@ -38,6 +37,7 @@ from memadapt_core.backends.schema import (
     read_info,
 )
 from memadapt_core.errors import ConfigurationError, MemadaptError, StoreError, StoreLockedError, StoreUnavailableError
+from memadapt_core.filters import FilterSpec
 from memadapt_core.sparse import SparseVector
 
 __all__ = ["QdrantClientBackend"]

@@ -24,14 +24,12 @@ import numpy.typing as npt
 import qdrant_edge as qe
 
 from memadapt_core.backends._payload_cache import PayloadCache
-from memadapt_core.backends._payload_time import iso
 from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slot_map, slots
 from memadapt_core.backends._upkeep import NO_GRAPH, OPTIMIZERS, DiskGuard, Upkeep, upsert_bytes
 from memadapt_core.backends.base import (
     INFO_POINT_ID,
     Candidate,
     CollectionInfo,
-    FilterSpec,
     PointKey,
     StoredPoint,
     named_vectors,
@@ -56,6 +54,8 @@ from memadapt_core.errors import (
     StoreUnavailableError,
     ValidationError,
 )
+from memadapt_core.filters import FilterSpec
+from memadapt_core.record_codec import iso
 from memadapt_core.sparse import SparseVector
 
 __all__ = ["EdgeBackend"]

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from memadapt_core.models import JSON, Scope
-from memadapt_core.records import uuid5
+from memadapt_core.record_codec import uuid5
 
 __all__ = [
     "ConsolidationPlan",

@@ -35,7 +35,7 @@ class TestEdgeBackendOptimizedAfterEveryWrite(MemoryContract):
     @pytest.fixture
     def memory(self, tmp_path: Path) -> Iterator[Memory]:
         with _open("edge", tmp_path) as mem:
-            backend = mem._s.backend
+            backend = mem._resources.backend
             for name in ("upsert", "delete", "delete_where", "set_payload", "set_sparse"):
                 write = getattr(backend, name)
 

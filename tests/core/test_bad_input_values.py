@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from memadapt_core import AsyncMemory, Memory, StoreError, ValidationError
-from memadapt_core.backends.base import CollectionInfo, FilterSpec, MetaCondition, StoredPoint
+from memadapt_core.backends.base import CollectionInfo, StoredPoint
 from memadapt_core.backends.edge import EdgeBackend
-from memadapt_core.inputs import MAX_METADATA_DEPTH
+from memadapt_core.filters import FilterSpec, MetaCondition
+from memadapt_core.validation import MAX_METADATA_DEPTH
 
 HALF_EMOJI = "half an emoji \ud83d"
 

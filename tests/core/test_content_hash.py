@@ -9,7 +9,7 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memadapt_core.records import normalised_hash
+from memadapt_core.record_codec import normalised_hash
 
 _WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
 _TEXT = st.text(st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from(_WHITESPACE)), max_size=60)

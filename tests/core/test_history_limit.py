@@ -45,7 +45,7 @@ def test_the_stored_payload_stays_bounded_however_many_updates() -> None:
     with Memory(location=":memory:", history_limit=3) as mem:
         rec = _updated(mem, 199)
 
-        (point,) = mem._s.backend.retrieve([rec.id])
+        (point,) = mem._resources.backend.retrieve([rec.id])
         assert len(point.payload["history"]) == 3  # the add (its text is no longer derivable) and two changes
 
 

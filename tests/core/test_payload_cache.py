@@ -16,10 +16,11 @@ import pytest
 from memadapt_core import Memory, MemorySettings
 from memadapt_core.backends._payload_cache import PayloadCache
 from memadapt_core.backends._slots import slots
-from memadapt_core.backends.base import RECORD_ID, CollectionInfo, FilterSpec, StoredPoint
+from memadapt_core.backends.base import RECORD_ID, CollectionInfo, StoredPoint
 from memadapt_core.backends.client import QdrantClientBackend
 from memadapt_core.backends.edge import EdgeBackend
 from memadapt_core.errors import ConfigurationError
+from memadapt_core.filters import FilterSpec
 
 # -- the cache alone ---------------------------------------------------------------------------------------------------
 
@@ -278,7 +279,7 @@ def test_a_record_updated_often_keeps_its_history_out_of_the_cache_and_in_the_st
 
         mem.search("Kyoto ramen", user_id="alice")
 
-        cached = mem._s.backend._cache.get(list(slots(rec.id)))[0]
+        cached = mem._resources.backend._cache.get(list(slots(rec.id)))[0]
         assert [payload.get("history") for payload in cached.values()] == [None]
         assert [e.event for e in mem.history(rec.id)] == ["add"] + ["update"] * 5
 

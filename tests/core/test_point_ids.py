@@ -16,7 +16,7 @@ from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slo
 from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
 from memadapt_core.backends.schema import info_payload, read_schema
 from memadapt_core.models import MemoryRecord
-from memadapt_core.records import HistoryCap, payload_of, utcnow
+from memadapt_core.record_codec import HistoryCap, payload_of, utcnow
 from memadapt_core.testing import HashEmbedder
 
 LOW = 0x1234_5678_9ABC_DEF0
@@ -96,7 +96,7 @@ def _point(rid: str, text: str) -> StoredPoint:
 @pytest.fixture
 def colliding(tmp_path: Path) -> Iterator[Memory]:
     with Memory(path=tmp_path, embedder=HashEmbedder()) as mem:
-        mem._s.backend.upsert([_point(A, "alpha apples"), _point(B, "bravo bananas")])
+        mem._resources.backend.upsert([_point(A, "alpha apples"), _point(B, "bravo bananas")])
         yield mem
 
 
@@ -126,7 +126,7 @@ def test_an_update_of_a_record_at_its_second_slot_stays_there(colliding: Memory)
 def _make_legacy(folder: Path) -> None:
     """Rewrite a store into the layout of schema 1: records at their UUIDs, the info point at INFO_POINT_ID."""
     with Memory(path=folder) as mem:
-        backend = mem._s.backend
+        backend = mem._resources.backend
         shard = backend._shard
         info = backend.info
         assert shard is not None
@@ -150,5 +150,5 @@ def test_a_store_made_before_integer_ids_is_moved_on_open_and_loses_nothing(tmp_
         assert [(r.id, r.text) for r in mem.list(user_id="u1").records] == before
         assert mem.search("where does my sister live", user_id="u1")[0].record.id == added[1].id
         assert mem.stats()["points"] == 2
-        backend = mem._s.backend
+        backend = mem._resources.backend
         assert read_schema(backend._info_payload() or {}) == 2

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memadapt_core import MemadaptError, Memory, ValidationError
-from memadapt_core.inputs import MAX_METADATA_DEPTH, RESERVED_METADATA_KEYS
+from memadapt_core.validation import MAX_METADATA_DEPTH, RESERVED_METADATA_KEYS
 
 from ._strategies import (
     CURSORISH,

@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast, get_args
 
-from .backends.base import MetaCondition
 from .errors import ValidationError
 from .models import KINDS, Kind, Scope
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "MAX_METADATA_DEPTH",
     "RESERVED_METADATA_KEYS",
     "MessageInput",
     "check_storable",
     "check_utc",
     "fit_query",
-    "parse_filters",
     "parse_json_object",
     "parse_kinds",
     "parse_limit",
@@ -50,7 +49,7 @@ _MAX_METADATA_BYTES = 64_000
 # Qdrant's payload decoder gives up at 128 levels, and a record it cannot decode poisons every read of its scope;
 # 32 levels leave room for the payload around the metadata and are more than any real metadata needs.
 MAX_METADATA_DEPTH = 32
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # Qdrant stores and matches integers as int64
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # Qdrant stores and matches integers as int64
 _MESSAGE_KEYS = frozenset({"role", "content", "name", "id", "timestamp", "metadata"})
 
 
@@ -255,7 +254,7 @@ def _check_json(root: str, field: str, value: object, depth: int) -> None:
     elif isinstance(value, str):
         refuse_surrogates(field, value)
     elif isinstance(value, int) and not isinstance(value, bool):
-        if not _INT64_MIN <= value <= _INT64_MAX:
+        if not INT64_MIN <= value <= INT64_MAX:
             raise ValidationError(field, f"integer {value} does not fit in 64 bits; store it as a string")
     elif isinstance(value, dict | list):
         if depth > MAX_METADATA_DEPTH:
@@ -372,75 +371,3 @@ def fit_query(text: str, max_chars: int) -> str:
     if not text.isascii():
         text = text.encode("utf-8", "replace").decode("utf-8")
     return text.replace("\x00", "").strip()[-max_chars:].strip()
-
-
-_OPS = {"$eq": "eq", "$ne": "ne", "$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte", "$in": "in"}
-# A metadata path as both Qdrant engines parse it: keys of letters, digits, "_" and "-", or any other key in
-# double quotes (without quotes or backslashes in it), joined by dots, each optionally indexed ("tags[0]").
-_PATH_KEY = r'(?:[\w-]+|"[^"\\]+")(?:\[[0-9]{0,9}\])*'
-_FILTER_PATH = re.compile(rf"{_PATH_KEY}(?:\.{_PATH_KEY})*")
-
-
-def parse_filters(filters: object) -> tuple[MetaCondition, ...]:
-    """``{"key": value}`` or ``{"key": {"$gt": 3, ...}}`` on the user's metadata."""
-    if filters is None:
-        return ()
-    if not isinstance(filters, Mapping):
-        field = "filters"
-        raise ValidationError(field, f"must be a dict, not {type(filters).__name__}")
-    out: list[MetaCondition] = []
-    for key, cond in filters.items():
-        if not isinstance(key, str) or not key:
-            field = "filters"
-            raise ValidationError(field, "keys must be non-empty strings")
-        refuse_surrogates("filters", key)
-        if _FILTER_PATH.fullmatch(key) is None or not key.isprintable():
-            field = "filters"
-            problem = (
-                f"key {key!r} is not a metadata path: use letters, digits, _ and - joined by dots (a.b), or put "
-                'a key with other characters in double quotes (a."my key")'
-            )
-            raise ValidationError(field, problem)
-        ops = cond if isinstance(cond, Mapping) else {"$eq": cond}
-        for op, value in ops.items():
-            if op not in _OPS:
-                msg = f"filters.{key}"
-                raise ValidationError(msg, f"unknown operator {op!r}; use {', '.join(_OPS)}")
-            name = _OPS[op]
-            _check_filter_value(f"filters.{key}.{op}", name, value)
-            out.append(MetaCondition(key, name, value))  # type: ignore[arg-type]
-    return tuple(out)
-
-
-def _check_filter_value(field: str, op: str, value: object) -> None:
-    if op in ("gt", "gte", "lt", "lte"):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not _finite(value):
-            raise ValidationError(field, "range operators compare finite numbers")
-    elif op == "in":
-        if not isinstance(value, list | tuple) or not value:
-            raise ValidationError(field, "$in takes a non-empty list")
-        if not (
-            all(isinstance(v, str) for v in value) or all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        ):
-            raise ValidationError(field, "$in takes a list of strings or a list of integers")
-        for v in value:
-            _check_match_value(field, v)
-    elif not isinstance(value, str | int | float | bool) or (isinstance(value, float) and not math.isfinite(value)):
-        raise ValidationError(field, "equality compares a string, a number or a boolean")
-    else:
-        _check_match_value(field, value)
-
-
-def _finite(number: float) -> bool:
-    """Finite as a float: a range bound is compared as one (an int beyond 1.8e308 is not)."""
-    try:
-        return math.isfinite(float(number))
-    except OverflowError:
-        return False
-
-
-def _check_match_value(field: str, value: object) -> None:
-    if isinstance(value, str):
-        refuse_surrogates(field, value)
-    elif isinstance(value, int) and not isinstance(value, bool) and not _INT64_MIN <= value <= _INT64_MAX:
-        raise ValidationError(field, f"integer {value} does not fit in 64 bits, so no stored value can equal it")

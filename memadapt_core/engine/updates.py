@@ -1,28 +1,17 @@
-"""The no-I/O half of update, history, export and import (shared by both twins)."""
+"""The no-I/O half of ``update``, ``get`` and ``history`` (shared by both twins)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pydantic
 
-from .backends.base import FilterSpec, StoredPoint
-from .errors import ValidationError
-from .inputs import (
-    check_storable,
-    parse_kinds,
-    parse_metadata,
-    parse_record_id,
-    parse_scope,
-    parse_text,
-    refuse_surrogates,
-)
-from .models import KINDS, HistoryEvent, MemoryRecord, Scope
-from .records import (
+from memadapt_core.backends.base import StoredPoint
+from memadapt_core.errors import ValidationError
+from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
+from memadapt_core.record_codec import (
     dense_text,
     history_of,
     normalised_hash,
@@ -32,11 +21,23 @@ from .records import (
     sparse_text,
     utcnow,
 )
-from .store import Store
+from memadapt_core.validation import parse_metadata, parse_record_id, parse_text, refuse_surrogates
+
+from .resources import Resources
 
 Imported = tuple[MemoryRecord, list[HistoryEvent]]
 
-__all__ = ["UpdatePlan", "export_filter", "import_points", "parse_export_line", "plan_update", "record_line"]
+__all__ = [
+    "HistoryWalk",
+    "UpdatePlan",
+    "apply_update",
+    "existing",
+    "parse_id",
+    "plan_update",
+    "point_in_scope",
+    "records_found",
+    "updated_point",
+]
 
 
 def parse_id(value: object, field: str = "id") -> str:
@@ -54,7 +55,7 @@ class UpdatePlan:
 
 
 def plan_update(
-    store: Store, record_id: object, text: object, metadata: object, scope: Scope | None = None
+    store: Resources, record_id: object, text: object, metadata: object, scope: Scope | None = None
 ) -> UpdatePlan:
     rid = parse_record_id(record_id)
     if rid is None:  # not a UUID: no record can have it
@@ -105,7 +106,7 @@ def apply_update(plan: UpdatePlan, point: StoredPoint) -> tuple[MemoryRecord, li
 
 
 def updated_point(
-    store: Store, record: MemoryRecord, history: list[HistoryEvent], dense: np.ndarray[Any, Any] | None,
+    store: Resources, record: MemoryRecord, history: list[HistoryEvent], dense: np.ndarray[Any, Any] | None,
     before: StoredPoint,
 ) -> StoredPoint:  # fmt: skip
     """The point an update writes: new vectors for new text; a metadata-only change keeps the stored ones (the
@@ -127,54 +128,35 @@ def collect_history(points: Iterable[StoredPoint]) -> list[HistoryEvent]:
     return sorted(events, key=lambda e: e.at)
 
 
-# -- export / import ---------------------------------------------------------------------------------------------------
-def export_filter(user_id: object, agent_id: object, session_id: object, kinds: object) -> FilterSpec:
-    scope = parse_scope(user_id, agent_id, session_id, required=False)
-    ks = parse_kinds(kinds) or KINDS
-    return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, kinds=ks)
+class HistoryWalk:
+    """The records ``history`` reads: the one asked for, then those it superseded or was superseded by (at most
+    ``limit``, only inside ``scope``). Each twin feeds it what the backend returns for ``todo``."""
+
+    def __init__(self, record_id: object, scope: Scope, limit: int = 100) -> None:
+        start = parse_record_id(record_id)
+        self.todo: list[str] = [start] if start else []
+        self._scope, self._limit = scope, limit
+        self._seen: dict[str, StoredPoint] = {}
+
+    def wanted(self) -> list[str]:
+        """Ids to retrieve next; empty when the walk is over."""
+        if len(self._seen) >= self._limit:
+            return []
+        return [i for i in self.todo if i not in self._seen]
+
+    def take(self, points: list[StoredPoint]) -> None:
+        self.todo = []
+        for p in points:
+            if point_in_scope(p, self._scope):
+                self._seen[p.id] = p
+                self.todo += [i for i in chain_ids(p) if i not in self._seen]
+
+    def events(self) -> list[HistoryEvent]:
+        return collect_history(self._seen.values())
 
 
-def record_line(point: StoredPoint) -> str:
-    record = record_from_payload(point.id, point.payload)
-    data = record.model_dump(mode="json")
-    data["history"] = [e.model_dump(mode="json") for e in history_of(point.id, point.payload)]
-    return json.dumps(data, ensure_ascii=False)
-
-
-def parse_export_line(line: str, number: int) -> tuple[MemoryRecord, list[HistoryEvent]]:
-    try:
-        data = json.loads(line)
-        history = [HistoryEvent.model_validate(e) for e in data.pop("history", [])]
-        record = MemoryRecord.model_validate(data)
-    except (ValueError, pydantic.ValidationError, AttributeError, TypeError) as exc:
-        msg = f"line {number}"
-        raise ValidationError(msg, f"is not a memadapt export record: {exc}") from exc
-    if record.scope.is_empty():
-        msg = f"line {number}"
-        raise ValidationError(msg, "has no user_id, agent_id or session_id")
-    try:  # what the parsers refuse from a caller, an import line must not smuggle in
-        check_storable("record", [record.model_dump(exclude={"metadata"}), [e.model_dump() for e in history]])
-        parse_metadata(record.metadata)
-    except ValidationError as exc:
-        msg = f"line {number}"
-        raise ValidationError(msg, f"{exc.field}: {exc.problem}") from exc
-    return record, history
-
-
-def import_points(
-    store: Store, batch: list[tuple[MemoryRecord, list[HistoryEvent]]], dense: np.ndarray[Any, Any]
-) -> list[StoredPoint]:
-    """Re-index a batch; consecutive messages of one session get their neighbours' words again."""
-    cfg = store.settings.retrieval
-    texts = [dense_text(r.text, r.name) for r, _ in batch]
-    keys = [(r.scope.key() if r.kind == "message" and r.session_id else None) for r, _ in batch]
-    points = []
-    for i, (record, history) in enumerate(batch):
-        before = [texts[j] for j in range(max(0, i - cfg.context_prev), i) if keys[i] and keys[j] == keys[i]]
-        after = [
-            texts[j] for j in range(i + 1, min(len(batch), i + 1 + cfg.context_next)) if keys[i] and keys[j] == keys[i]
-        ]
-        payload = payload_of(record, history, cap=store.history_cap)
-        sv = store.sparse.document(sparse_text(texts[i], before, after, said_on(payload, cfg.index_dates)))
-        points.append(StoredPoint(record.id, payload, dense[i], sv))
-    return points
+def records_found(wanted: list[str], points: list[StoredPoint], scope: Scope) -> list[MemoryRecord]:
+    """What ``get_many`` returns: the points found, in the order asked, each once, only inside ``scope``."""
+    by_id = {p.id: p for p in points}
+    found = [by_id[i] for i in dict.fromkeys(wanted) if i in by_id]
+    return [record_from_payload(p.id, p.payload) for p in found if point_in_scope(p, scope)]

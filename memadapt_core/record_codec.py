@@ -8,17 +8,17 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from .backends._payload_cache import copy_json
-from .backends._payload_time import iso
 from .models import HistoryEvent, MemoryRecord, Scope
 from .temporal import mentions_time
 
 __all__ = [
     "HistoryCap",
     "cap_history",
+    "copy_json",
     "dense_text",
     "event_payload",
     "history_of",
+    "iso",
     "normalised_hash",
     "payload_of",
     "record_from_payload",
@@ -202,3 +202,20 @@ def history_of(point_id: str, payload: dict[str, Any]) -> list[HistoryEvent]:
         for e in stored
     ]
     return events
+
+
+def copy_json(value: Any) -> Any:
+    """A JSON value copied down to its leaves: dicts and lists (tuples become lists) are new, the rest shared."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [copy_json(v) for v in value]
+    return value
+
+
+def iso(moment: datetime) -> str:
+    if moment.tzinfo is UTC:  # the usual case, on every write: no conversion
+        return moment.isoformat()
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat()

@@ -12,27 +12,28 @@ from typing import Any
 
 import numpy as np
 
-from . import edits
-from .models import MemoryRecord, Scope
-from .store import Store
+from memadapt_core.models import MemoryRecord, Scope
+
+from . import updates
+from .resources import Resources
 
 __all__ = ["commit_update", "delete_present"]
 
 
-def commit_update(store: Store, plan: edits.UpdatePlan, dense: np.ndarray[Any, Any] | None) -> MemoryRecord:
+def commit_update(store: Resources, plan: updates.UpdatePlan, dense: np.ndarray[Any, Any] | None) -> MemoryRecord:
     """Apply ``plan`` to the record as it is now; ``dense`` is the new text's vector (None: text unchanged)."""
     with store.lock:
         found = store.backend.retrieve([plan.id], with_vectors=dense is None)
-        before = edits.existing(plan, found)
-        record, history = edits.apply_update(plan, before)
-        store.backend.upsert([edits.updated_point(store, record, history, dense, before)])
+        before = updates.existing(plan, found)
+        record, history = updates.apply_update(plan, before)
+        store.backend.upsert([updates.updated_point(store, record, history, dense, before)])
     return record
 
 
-def delete_present(store: Store, ids: list[str], scope: Scope) -> list[str]:
+def delete_present(store: Resources, ids: list[str], scope: Scope) -> list[str]:
     """Delete those of ``ids`` that exist within ``scope``; returns them."""
     with store.lock:
-        found = [p.id for p in store.backend.retrieve(ids) if edits.point_in_scope(p, scope)]
+        found = [p.id for p in store.backend.retrieve(ids) if updates.point_in_scope(p, scope)]
         if found:
             store.backend.delete(found)
     return found

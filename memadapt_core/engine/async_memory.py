@@ -1,4 +1,4 @@
-"""``AsyncMemory``: the engine. Its sync twin ``Memory`` (sync.py) is written by hand over the same no-I/O code.
+"""``AsyncMemory``: the engine, async, over ``MemoryBase``; its sync twin ``Memory`` is written by hand alike.
 
 Blocking work never runs on the event loop: a server backend and big batches go to a thread; the embedded
 store's sub-millisecond calls and one-query embeddings run inline, where a thread hop would cost more than them.
@@ -11,22 +11,19 @@ import builtins
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from . import edits, locked, operations
-from .config import EmbedderSettings, MemorySettings
-from .embedders.base import Embedder
-from .errors import StoreUnavailableError
-from .inputs import parse_record_id, parse_record_ids, parse_scope
-from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
-from .ranking import fuse
-from .records import record_from_payload
-from .records import record_id as _record_id
-from .store import Store, build_settings
+from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from memadapt_core.ranking import fuse
+from memadapt_core.validation import parse_record_ids, parse_scope
+
+from . import reads, transactions, transfer, updates, writes
+from .base import MemoryBase
 
 if TYPE_CHECKING:
-    from .consolidation.worker import ConsolidationWorker
-    from .sync import Memory
+    from memadapt_core.consolidation.worker import ConsolidationWorker
+
+    from .sync_memory import Memory
 
 __all__ = ["AsyncMemory"]
 
@@ -34,48 +31,12 @@ T = TypeVar("T")
 _HEAVY = 64  # points in one write above which the embedded store is written from a thread
 
 
-class AsyncMemory:
+class AsyncMemory(MemoryBase):
     """Long-term memory for agents, async. ``AsyncMemory()`` opens the embedded store; see ``MemorySettings``."""
 
-    def __init__(
-        self,
-        *,
-        path: str | Path | None = None,
-        location: str | None = None,
-        url: str | None = None,
-        api_key: str | None = None,
-        backend: Literal["edge", "qdrant", "qdrant-local"] | None = None,
-        collection: str | None = None,
-        embedder: str | dict[str, Any] | EmbedderSettings | Embedder | None = None,
-        plugins: Sequence[object] = (),
-        settings: MemorySettings | None = None,
-        _store: Store | None = None,
-        **options: Any,
-    ) -> None:
-        self._worker: ConsolidationWorker | None = None
-        self._llm: Any = None
-        if _store is not None:
-            self._s, self._owner = _store, False
-            return
-        given_embedder = embedder if isinstance(embedder, Embedder) else None
-        cfg = build_settings(
-            settings,
-            {
-                "path": None if path is None else str(path), "location": location, "url": url, "api_key": api_key,
-                "backend": backend, "collection": collection,
-                "embedder": None if isinstance(embedder, Embedder) else embedder, **options,
-            },
-        )  # fmt: skip
-        self._s, self._owner = Store(cfg, embedder=given_embedder, plugins=plugins), True
-
-    # -- plumbing ----------------------------------------------------------------------------------------------------
-    @property
-    def settings(self) -> MemorySettings:
-        return self._s.settings
-
-    @property
-    def embedder(self) -> Embedder:
-        return self._s.embedder
+    _asynchronous = True
+    _worker: ConsolidationWorker | None = None
+    _llm: Any = None
 
     def as_async(self) -> AsyncMemory:
         """This engine itself: adapters call ``as_async()`` on whichever twin they were handed."""
@@ -83,15 +44,11 @@ class AsyncMemory:
 
     def as_sync(self) -> Memory:
         """A sync view of this same store (closing the view does not close the store)."""
-        from .sync import Memory
-
-        return Memory(_store=self._s)
+        return cast("Memory", self._view(asynchronous=False))
 
     async def _run(self, fn: Callable[..., T], *args: Any, heavy: bool = False, **kwargs: Any) -> T:
-        if self._s.closed:
-            msg = "this memory is closed"
-            raise StoreUnavailableError(msg)
-        if heavy or self._s.backend.blocking_io:
+        backend = self._live().backend
+        if heavy or backend.blocking_io:
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)
 
@@ -103,18 +60,17 @@ class AsyncMemory:
 
     def _consolidator(self) -> ConsolidationWorker | None:
         """The background consolidation worker, when an LLM is configured (built on first use, in the loop)."""
-        s = self._s
-        if not s.settings.llm.configured or s.closed:
+        if not self._consolidates():
             return None
         if self._worker is None:
-            from .consolidation.worker import ConsolidationWorker
-            from .consolidation.worker_base import WorkerOptions
-            from .knowledge import AsyncEngineStore
+            from memadapt_core.consolidation.worker import ConsolidationWorker
 
-            self._llm = s.hooks.make_llm(s.settings.llm, asynchronous=True)
-            options = WorkerOptions.from_settings(s.settings)
+            from .consolidation_store import AsyncEngineStore
+
+            r = self._resources
+            self._llm = r.hooks.make_llm(r.settings.llm, asynchronous=True)
             self._worker = ConsolidationWorker(
-                AsyncEngineStore(s, self._run), self._llm, options=options, instructions=s.instructions
+                AsyncEngineStore(r, self._run), self._llm, options=self._worker_options(), instructions=r.instructions
             )
         return self._worker
 
@@ -125,16 +81,11 @@ class AsyncMemory:
         if worker is not None:
             await worker.close(drain=True)
             await self._llm.close()
-        if self._owner and not self._s.closed:
-            await self._s.embedder.aclose()
-            await asyncio.to_thread(self._s.close)
+        if self._owner and not self._resources.closed:
+            await self._resources.embedder.aclose()
+            await asyncio.to_thread(self._resources.close)
 
     # -- writes --------------------------------------------------------------------------------------------------------
-    def record_id(self, external_id: str, *, user_id: str | None = None, agent_id: str | None = None,
-                  session_id: str | None = None) -> str:  # fmt: skip
-        """The record id that ``add`` gives a message whose ``id`` is ``external_id`` in this scope."""
-        return _record_id(parse_scope(user_id, agent_id, session_id), edits.parse_id(external_id, "external_id"))
-
     async def add(
         self,
         messages: str | dict[str, Any] | Sequence[str | dict[str, Any]],
@@ -148,25 +99,25 @@ class AsyncMemory:
         on_conflict: Literal["skip", "replace"] = "skip",
     ) -> builtins.list[MemoryRecord]:
         """Store messages (or facts); returns one record per accepted input, already-stored duplicates included."""
-        s = self._s
-        plan = operations.plan_add(
-            s, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, kind=kind,
+        r = self._live()
+        plan = writes.plan_add(
+            r, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, kind=kind,
             metadata=metadata, observed_at=observed_at, on_conflict=on_conflict,
         )  # fmt: skip
         if not plan.drafts:
             return []
-        operations.resolve_existing(plan, await self._run(s.backend.retrieve, plan.candidate_ids))
+        writes.resolve_existing(plan, await self._run(r.backend.retrieve, plan.candidate_ids))
         if plan.to_store:
             ctx = plan.context_filter
             previous = []
             if ctx is not None:
-                previous = await self._run(s.backend.scroll, ctx, operations.context_window(s), descending=True)
-            dense = await s.embedder.aembed_documents([d.indexed for d in plan.to_store])
-            points, reindex = operations.build_points(s, plan, dense, previous)
-            await self._run(s.backend.upsert, points, heavy=len(points) > _HEAVY)
+                previous = await self._run(r.backend.scroll, ctx, writes.context_window(r), descending=True)
+            dense = await r.embedder.aembed_documents([d.indexed for d in plan.to_store])
+            points, reindex = writes.build_points(r, plan, dense, previous)
+            await self._run(r.backend.upsert, points, heavy=len(points) > _HEAVY)
             if reindex:
-                await self._run(s.backend.set_sparse, reindex)
-            s.hooks.on_added(plan.new_records())
+                await self._run(r.backend.set_sparse, reindex)
+            r.hooks.on_added(plan.new_records())
             if plan.kind == "message" and (worker := self._consolidator()) is not None:
                 await worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
         return plan.result()
@@ -177,14 +128,13 @@ class AsyncMemory:
     ) -> MemoryRecord:  # fmt: skip
         """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``.
         With a scope, a record outside it is "no memory with id" (use it in multi-tenant apps)."""
-        s = self._s
-        scope = parse_scope(user_id, agent_id, session_id, required=False)
-        plan = edits.plan_update(s, id, text, metadata, scope)
+        r = self._live()
+        plan = updates.plan_update(r, id, text, metadata, parse_scope(user_id, agent_id, session_id, required=False))
         dense = None
         if plan.text is not None:
-            before = edits.existing(plan, await self._run(s.backend.retrieve, [plan.id]))
-            dense = (await s.embedder.aembed_documents([edits.embedded_text(plan, before)]))[0]
-        return await self._run(locked.commit_update, s, plan, dense)
+            before = updates.existing(plan, await self._run(r.backend.retrieve, [plan.id]))
+            dense = (await r.embedder.aembed_documents([updates.embedded_text(plan, before)]))[0]
+        return await self._run(transactions.commit_update, r, plan, dense)
 
     async def delete(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -197,23 +147,23 @@ class AsyncMemory:
         session_id: str | None = None,
     ) -> int:  # fmt: skip
         """Delete these records (those outside the scope, if given, are left alone); returns how many went."""
-        s = self._s
+        r = self._live()
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
-        found = await self._run(locked.delete_present, s, wanted, scope)
+        found = await self._run(transactions.delete_present, r, wanted, scope)
         if found:
-            s.hooks.on_deleted(found)
+            r.hooks.on_deleted(found)
         return len(found)
 
     async def delete_all(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> int:
         """Delete everything in exactly this scope, in one filtered operation; returns how many records went."""
-        s = self._s
-        flt = operations.scope_filter(parse_scope(user_id, agent_id, session_id))
-        count = await self._run(s.backend.count, flt)
+        r = self._live()
+        flt = reads.scope_filter(parse_scope(user_id, agent_id, session_id))
+        count = await self._run(r.backend.count, flt)
         if count:
-            await self._run(s.backend.delete_where, flt, heavy=True)
+            await self._run(r.backend.delete_where, flt, heavy=True)
         return count
 
     # -- reads ---------------------------------------------------------------------------------------------------------
@@ -234,28 +184,22 @@ class AsyncMemory:
         as_of: datetime | None = None,
     ) -> builtins.list[SearchHit]:
         """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
-        s = self._s
-        plan = operations.plan_search(
-            s, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
+        r = self._live()
+        plan = reads.plan_search(
+            r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of,
         )  # fmt: skip
-        qvec = await s.embedder.aembed_query(plan.query)
-        svec = s.sparse.query(plan.query)
-        dense, sparse = await self._run(s.backend.search, qvec, svec, plan.flt, plan.candidates)
-        fused = fuse(dense, sparse, plan.ranking, s.settings.retrieval, plan.rerank_depth)
+        qvec = await r.embedder.aembed_query(plan.query)
+        dense, sparse = await self._run(r.backend.search, qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
+        fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
         if not fused:
             return []
-        points = await self._run(s.backend.points, [r.id for r in fused])
-        return s.hooks.rerank(plan.query, operations.finish_search(s, plan, fused, points))
+        points = await self._run(r.backend.points, [f.id for f in fused])
+        return r.hooks.rerank(plan.query, reads.finish_search(r, plan, fused, points))
 
     async def get(
-        self,
-        id: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> MemoryRecord | None:
         """A record by id; with a scope, only if it belongs to that scope."""
         found = await self.get_many([id], user_id=user_id, agent_id=agent_id, session_id=session_id)
@@ -265,11 +209,10 @@ class AsyncMemory:
         self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None,
     ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Records by id, in the order asked (each once); with a scope, only those inside it."""
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
-        points = {p.id: p for p in await self._run(self._s.backend.retrieve, wanted)}
-        found = [points[i] for i in dict.fromkeys(wanted) if i in points]
-        return [record_from_payload(p.id, p.payload) for p in found if edits.point_in_scope(p, scope)]
+        return updates.records_found(wanted, await self._run(self._live().backend.retrieve, wanted), scope)
 
     async def list(
         self,
@@ -283,24 +226,26 @@ class AsyncMemory:
         filters: dict[str, Any] | None = None,
     ) -> Page:
         """Records of a scope, oldest first (``observed_at``), a page at a time."""
-        s = self._s
-        plan = operations.plan_list(
-            s, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
+        r = self._live()
+        plan = reads.plan_list(
+            r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
             cursor=cursor, filters=filters,
         )  # fmt: skip
-        points = await self._run(s.backend.scroll, plan.flt, plan.fetch, start_from=plan.start)
-        records, nxt = operations.finish_list(plan, points)
+        points = await self._run(r.backend.scroll, plan.flt, plan.fetch, start_from=plan.start)
+        records, nxt = reads.finish_list(plan, points)
         return Page(records=records, next_cursor=nxt)
 
     async def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None,
     ) -> int:  # fmt: skip
-        plan = operations.plan_list(
-            self._s, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=1,
+        """How many records of a scope (of these kinds, matching these filters) are stored."""
+        r = self._live()
+        plan = reads.plan_list(
+            r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=1,
             cursor=None, filters=filters,
         )  # fmt: skip
-        return await self._run(self._s.backend.count, plan.flt)
+        return await self._run(r.backend.count, plan.flt)
 
     async def history(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -309,23 +254,11 @@ class AsyncMemory:
         no such record exists, in the scope if given). A record keeps ``history_limit`` events (default 100): its
         add and the newest changes, within ``history_max_chars`` characters of text (default 32,000; the newest
         change always stays); older changes are dropped."""
-        s = self._s
-        scope = parse_scope(user_id, agent_id, session_id, required=False)
-        seen: dict[str, Any] = {}
-        start = parse_record_id(id)
-        todo = [start] if start else []
-        while todo and len(seen) < 100:
-            points = await self._run(s.backend.retrieve, [i for i in todo if i not in seen])
-            todo = []
-            for p in points:
-                if edits.point_in_scope(p, scope):
-                    seen[p.id] = p
-                    todo += [i for i in edits.chain_ids(p) if i not in seen]
-        return edits.collect_history(seen.values())
-
-    def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
-        """The delimited text block adapters inject into an agent's context (``memadapt_format_context``)."""
-        return self._s.hooks.format_context(query, hits)
+        r = self._live()
+        walk = updates.HistoryWalk(id, parse_scope(user_id, agent_id, session_id, required=False))
+        while wanted := walk.wanted():
+            walk.take(await self._run(r.backend.retrieve, wanted))
+        return walk.events()
 
     # -- maintenance -------------------------------------------------------------------------------------------------
     async def export(
@@ -334,28 +267,22 @@ class AsyncMemory:
         progress: Callable[[int], None] | None = None,
     ) -> int:  # fmt: skip
         """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
-        sync = self.as_sync()
-        return await asyncio.to_thread(
-            sync.export,
-            path,
-            user_id=user_id,
-            agent_id=agent_id,
-            session_id=session_id,
-            kinds=kinds,
-            progress=progress,
-        )
+        r = self._live()
+        flt = transfer.export_filter(user_id, agent_id, session_id, kinds)
+        return await asyncio.to_thread(transfer.export_records, r, path, flt, progress)
 
     async def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> int:
         """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records."""
-        return await asyncio.to_thread(self.as_sync().import_, path, progress=progress)
+        return await asyncio.to_thread(transfer.import_records, self._live(), path, progress)
 
     async def flush(self) -> None:
         """Wait for background consolidation (resuming what a previous run left pending) and make every write
         durable on disk."""
+        r = self._live()
         if (worker := self._consolidator()) is not None:
             await worker.start()
             await worker.flush()
-        await self._run(self._s.backend.flush, heavy=True)
+        await self._run(r.backend.flush, heavy=True)
 
     async def consolidate(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -366,11 +293,11 @@ class AsyncMemory:
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         if (worker := self._consolidator()) is None:
             return 0
-        from .knowledge import AsyncEngineStore
+        from .consolidation_store import AsyncEngineStore
 
-        pending = await AsyncEngineStore(self._s, self._run).pending_scopes(worker.options.resume_limit)
+        pending = await AsyncEngineStore(self._resources, self._run).pending_scopes(worker.options.resume_limit)
         done = 0
-        for each in self._s.pending_within(pending, scope):
+        for each in self._pending_within(pending, scope):
             done += (await worker.consolidate(each)).messages
         return done
 
@@ -381,12 +308,11 @@ class AsyncMemory:
         keeps the GIL): 3-4.5 s at 100k memories, 6 s with as many deleted. Worth running after a bulk import; the
         store also vacuums by itself in the background (``vacuum_after_deletes``). A Qdrant server optimizes by
         itself: nothing to do."""
-        await self._run(self._s.backend.optimize, heavy=True)
+        await self._run(self._live().backend.optimize, heavy=True)
 
     async def stats(self) -> dict[str, Any]:
-        s = self._s
-        out = await self._run(s.backend.stats)
-        out.update({"embedder": s.embedder.name, "dim": s.embedder.dim})
-        if self._worker is not None:
-            out["consolidation"] = self._worker.stats
-        return out
+        """Counts and sizes from the backend, the embedder, and the consolidation worker's totals."""
+        r = self._live()
+        return self._with_engine_stats(
+            await self._run(r.backend.stats), None if self._worker is None else self._worker.stats
+        )

@@ -1,4 +1,4 @@
-"""``Store``: what the async engine and its sync twin share — settings, plugins, embedder, sparse encoder and the
+"""``Resources``: what the async engine and its sync twin share — settings, plugins, embedder, sparse encoder and the
 opened backend. Opening does blocking work (loading weights, opening a folder), so both twins build it in their
 constructors, never inside ``async def``.
 """
@@ -13,16 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .backends.base import CollectionInfo, VectorBackend
-from .config import EmbedderSettings, MemorySettings, default_path
-from .embedders.base import Embedder
-from .errors import ConfigurationError
-from .models import Scope
-from .plugins import Hooks, create_plugin_manager
-from .records import HistoryCap
-from .sparse import SparseEncoder
+from memadapt_core.backends.base import CollectionInfo, VectorBackend
+from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
+from memadapt_core.embedders.base import Embedder
+from memadapt_core.errors import ConfigurationError
+from memadapt_core.models import Scope
+from memadapt_core.plugins import Hooks, create_plugin_manager
+from memadapt_core.record_codec import HistoryCap
+from memadapt_core.sparse import SparseEncoder
 
-__all__ = ["Store", "build_settings"]
+__all__ = ["Resources", "build_settings"]
 
 
 def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -> MemorySettings:
@@ -38,7 +38,7 @@ def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -
         raise ConfigurationError(msg) from exc
 
 
-class Store:
+class Resources:
     """Opened resources; closed once, by whichever twin created it."""
 
     def __init__(
@@ -50,7 +50,7 @@ class Store:
         load_entrypoints: bool = True,
     ) -> None:
         self.settings = settings
-        self.lock = threading.RLock()  # read-modify-write of single records (memadapt_core.locked)
+        self.lock = threading.RLock()  # read-modify-write of single records (memadapt_core.engine.transactions)
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
         self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
@@ -78,17 +78,17 @@ class Store:
             if not s.url:
                 msg = "url: the qdrant backend needs a server url (or use backend='qdrant-local')"
                 raise ConfigurationError(msg)
-            from .backends.client import QdrantClientBackend
+            from memadapt_core.backends.client import QdrantClientBackend
 
             key = s.api_key.get_secret_value() if s.api_key else None
             return QdrantClientBackend(url=s.url, api_key=key, timeout=s.timeout, shard_key=s.shard_key)
         if kind == "qdrant-local":
-            from .backends.client import QdrantClientBackend
+            from memadapt_core.backends.client import QdrantClientBackend
 
             if s.path:
                 return QdrantClientBackend(path=s.path)
             return QdrantClientBackend(location=s.location or ":memory:")
-        from .backends.edge import EdgeBackend
+        from memadapt_core.backends.edge import EdgeBackend
 
         if s.location is not None and s.location != ":memory:":
             msg = "location: the embedded store takes ':memory:' (a temporary folder) or a folder as path="

@@ -13,21 +13,22 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memadapt_core import operations
-from memadapt_core.backends._payload_time import iso
-from memadapt_core.backends.base import RECORD_ID, Candidate, FilterSpec, PointKey, StoredPoint
+from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPoint
 from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.engine import reads
+from memadapt_core.engine.resources import Resources
+from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
-from memadapt_core.records import (
+from memadapt_core.record_codec import (
     dense_text,
     event_payload,
     history_of,
+    iso,
     normalised_hash,
     payload_of,
     record_from_payload,
     utcnow,
 )
-from memadapt_core.store import Store
 
 __all__ = ["AppliedPlan", "knowledge_scope", "pending_filter", "prepare_apply"]
 
@@ -44,11 +45,11 @@ def knowledge_scope(scope: Scope) -> Scope:
 def pending_filter(scope: Scope | None) -> FilterSpec:
     if scope is None:
         return FilterSpec(kinds=("message",), consolidated=False)
-    return operations.scope_filter(scope, kinds=("message",), consolidated=False, exact_scope=True)
+    return reads.scope_filter(scope, kinds=("message",), consolidated=False, exact_scope=True)
 
 
 def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = None) -> FilterSpec:
-    return operations.scope_filter(
+    return reads.scope_filter(
         knowledge_scope(scope),
         kinds=(kind,),
         valid_only=True,
@@ -58,7 +59,7 @@ def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = Non
 
 def unreflected_filter(scope: Scope) -> FilterSpec:
     """Valid facts of exactly ``scope`` no reflection has taken (``consolidated`` not set)."""
-    return operations.scope_filter(scope, kinds=("fact",), valid_only=True, consolidated=False, exact_scope=True)
+    return reads.scope_filter(scope, kinds=("fact",), valid_only=True, consolidated=False, exact_scope=True)
 
 
 def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> list[PointKey]:
@@ -132,7 +133,7 @@ def prepare_apply(plan: ConsolidationPlan, ended_points: list[StoredPoint]) -> A
     return AppliedPlan(records, histories, ended, superseded)
 
 
-def new_points(store: Store, applied: AppliedPlan, dense: Any) -> list[StoredPoint]:
+def new_points(store: Resources, applied: AppliedPlan, dense: Any) -> list[StoredPoint]:
     cap, texts = store.history_cap, applied.dense_texts
     return [
         StoredPoint(r.id, payload_of(r, h, cap=cap), dense[i], store.sparse.document(texts[i]))
@@ -140,7 +141,7 @@ def new_points(store: Store, applied: AppliedPlan, dense: Any) -> list[StoredPoi
     ]
 
 
-def notify(store: Store, applied: AppliedPlan) -> None:
+def notify(store: Resources, applied: AppliedPlan) -> None:
     store.hooks.on_added(applied.records)
     new_by_id = {r.id: r for r in applied.records}
     for old, new_id in applied.superseded:
@@ -149,9 +150,9 @@ def notify(store: Store, applied: AppliedPlan) -> None:
 
 
 class SyncEngineStore:
-    """``SyncConsolidationStore`` over a ``Store`` (used by the thread worker of ``Memory``)."""
+    """``SyncConsolidationStore`` over a ``Resources`` (used by the thread worker of ``Memory``)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Resources) -> None:
         self._s = store
 
     def pending_messages(self, scope: Scope, limit: int) -> list[MemoryRecord]:
@@ -191,9 +192,9 @@ class SyncEngineStore:
 
 
 class AsyncEngineStore:
-    """``ConsolidationStore`` over a ``Store`` (used by the asyncio worker of ``AsyncMemory``)."""
+    """``ConsolidationStore`` over a ``Resources`` (used by the asyncio worker of ``AsyncMemory``)."""
 
-    def __init__(self, store: Store, run: Any) -> None:
+    def __init__(self, store: Resources, run: Any) -> None:
         self._s = store
         self._run = run  # AsyncMemory._run: inline for the embedded store, a thread for a server
 

@@ -1,0 +1,291 @@
+"""``Memory``: the sync twin of ``AsyncMemory``, written by hand over ``MemoryBase`` (no event loop inside).
+
+Safe to share between threads: the embedded store serialises writes and serves reads concurrently.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from memadapt_core.ranking import fuse
+from memadapt_core.validation import parse_record_ids, parse_scope
+
+from . import reads, transactions, transfer, updates, writes
+from .base import MemoryBase
+
+if TYPE_CHECKING:
+    from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
+
+    from .async_memory import AsyncMemory
+
+__all__ = ["Memory"]
+
+
+class Memory(MemoryBase):
+    """Long-term memory for agents, sync. ``Memory()`` opens the embedded store; see ``MemorySettings``."""
+
+    _asynchronous = False
+    _worker: SyncConsolidationWorker | None = None
+    _llm: Any = None
+
+    def as_sync(self) -> Memory:
+        """This memory itself: adapters call ``as_sync()`` on whichever twin they were handed."""
+        return self
+
+    def as_async(self) -> AsyncMemory:
+        """An async view of this same store (closing the view does not close the store)."""
+        return cast("AsyncMemory", self._view(asynchronous=True))
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _consolidator(self) -> SyncConsolidationWorker | None:
+        """The background consolidation thread, when an LLM is configured (built on first use)."""
+        if not self._consolidates():
+            return None
+        if self._worker is None:
+            from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
+
+            from .consolidation_store import SyncEngineStore
+
+            r = self._resources
+            self._llm = r.hooks.make_llm(r.settings.llm, asynchronous=False)
+            self._worker = SyncConsolidationWorker(
+                SyncEngineStore(r), self._llm, options=self._worker_options(), instructions=r.instructions
+            )
+        return self._worker
+
+    def close(self) -> None:
+        """Finish queued consolidation, then flush and close the store if this object opened it (a view only
+        lets go of it). Messages still pending stay marked so and resume on the next start."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close(drain=True)
+            self._llm.close()
+        if self._owner:
+            self._resources.close()
+
+    # -- writes --------------------------------------------------------------------------------------------------------
+    def add(
+        self,
+        messages: str | dict[str, Any] | Sequence[str | dict[str, Any]],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kind: Kind = "message",
+        metadata: dict[str, Any] | None = None,
+        observed_at: datetime | str | None = None,
+        on_conflict: Literal["skip", "replace"] = "skip",
+    ) -> builtins.list[MemoryRecord]:
+        """Store messages (or facts); returns one record per accepted input, already-stored duplicates included."""
+        r = self._live()
+        plan = writes.plan_add(
+            r, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, kind=kind,
+            metadata=metadata, observed_at=observed_at, on_conflict=on_conflict,
+        )  # fmt: skip
+        if not plan.drafts:
+            return []
+        writes.resolve_existing(plan, r.backend.retrieve(plan.candidate_ids))
+        if plan.to_store:
+            ctx = plan.context_filter
+            previous = [] if ctx is None else r.backend.scroll(ctx, writes.context_window(r), descending=True)
+            dense = r.embedder.embed_documents([d.indexed for d in plan.to_store])
+            points, reindex = writes.build_points(r, plan, dense, previous)
+            r.backend.upsert(points)
+            if reindex:
+                r.backend.set_sparse(reindex)
+            r.hooks.on_added(plan.new_records())
+            if plan.kind == "message" and (worker := self._consolidator()) is not None:
+                worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
+        return plan.result()
+
+    def update(
+        self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None,
+        user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+    ) -> MemoryRecord:  # fmt: skip
+        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``.
+        With a scope, a record outside it is "no memory with id" (use it in multi-tenant apps)."""
+        r = self._live()
+        plan = updates.plan_update(r, id, text, metadata, parse_scope(user_id, agent_id, session_id, required=False))
+        dense = None
+        if plan.text is not None:
+            before = updates.existing(plan, r.backend.retrieve([plan.id]))
+            dense = r.embedder.embed_documents([updates.embedded_text(plan, before)])[0]
+        return transactions.commit_update(r, plan, dense)
+
+    def delete(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> bool:
+        """Delete one record (and its history). False when no such record exists (in the scope, if given)."""
+        return self.delete_many([id], user_id=user_id, agent_id=agent_id, session_id=session_id) == 1
+
+    def delete_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> int:  # fmt: skip
+        """Delete these records (those outside the scope, if given, are left alone); returns how many went."""
+        r = self._live()
+        wanted = parse_record_ids(ids)
+        found = transactions.delete_present(r, wanted, parse_scope(user_id, agent_id, session_id, required=False))
+        if found:
+            r.hooks.on_deleted(found)
+        return len(found)
+
+    def delete_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> int:
+        """Delete everything in exactly this scope, in one filtered operation; returns how many records went."""
+        r = self._live()
+        flt = reads.scope_filter(parse_scope(user_id, agent_id, session_id))
+        count = r.backend.count(flt)
+        if count:
+            r.backend.delete_where(flt)
+        return count
+
+    # -- reads ---------------------------------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 5,
+        kinds: Sequence[Kind] | None = None,
+        threshold: float | None = None,
+        time_range: tuple[datetime | str | None, datetime | str | None] | None = None,
+        now: datetime | None = None,
+        filters: dict[str, Any] | None = None,
+        include_superseded: bool = False,
+        as_of: datetime | None = None,
+    ) -> builtins.list[SearchHit]:
+        """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
+        r = self._live()
+        plan = reads.plan_search(
+            r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
+            threshold=threshold, time_range=time_range, now=now, filters=filters,
+            include_superseded=include_superseded, as_of=as_of,
+        )  # fmt: skip
+        qvec = r.embedder.embed_query(plan.query)
+        dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
+        fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
+        if not fused:
+            return []
+        points = r.backend.points([f.id for f in fused])
+        return r.hooks.rerank(plan.query, reads.finish_search(r, plan, fused, points))
+
+    def get(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> MemoryRecord | None:
+        """A record by id; with a scope, only if it belongs to that scope."""
+        found = self.get_many([id], user_id=user_id, agent_id=agent_id, session_id=session_id)
+        return found[0] if found else None
+
+    def get_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Records by id, in the order asked (each once); with a scope, only those inside it."""
+        wanted = parse_record_ids(ids)
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        return updates.records_found(wanted, self._live().backend.retrieve(wanted), scope)
+
+    def list(
+        self,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        filters: dict[str, Any] | None = None,
+    ) -> Page:
+        """Records of a scope, oldest first (``observed_at``), a page at a time."""
+        r = self._live()
+        plan = reads.plan_list(
+            r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
+            cursor=cursor, filters=filters,
+        )  # fmt: skip
+        records, nxt = reads.finish_list(plan, r.backend.scroll(plan.flt, plan.fetch, start_from=plan.start))
+        return Page(records=records, next_cursor=nxt)
+
+    def count(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None,
+    ) -> int:  # fmt: skip
+        """How many records of a scope (of these kinds, matching these filters) are stored."""
+        r = self._live()
+        plan = reads.plan_list(
+            r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=1,
+            cursor=None, filters=filters,
+        )  # fmt: skip
+        return r.backend.count(plan.flt)
+
+    def history(
+        self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> builtins.list[HistoryEvent]:
+        """The changes to a record and to the facts it superseded or was superseded by, oldest first (empty when
+        no such record exists, in the scope if given). A record keeps ``history_limit`` events (default 100): its
+        add and the newest changes, within ``history_max_chars`` characters of text (default 32,000; the newest
+        change always stays); older changes are dropped."""
+        r = self._live()
+        walk = updates.HistoryWalk(id, parse_scope(user_id, agent_id, session_id, required=False))
+        while wanted := walk.wanted():
+            walk.take(r.backend.retrieve(wanted))
+        return walk.events()
+
+    # -- maintenance -------------------------------------------------------------------------------------------------
+    def export(
+        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, kinds: Sequence[Kind] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:  # fmt: skip
+        """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
+        r = self._live()
+        return transfer.export_records(r, path, transfer.export_filter(user_id, agent_id, session_id, kinds), progress)
+
+    def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> int:
+        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records."""
+        return transfer.import_records(self._live(), path, progress)
+
+    def flush(self) -> None:
+        """Wait for background consolidation (resuming what a previous run left pending) and make every write
+        durable on disk."""
+        r = self._live()
+        if (worker := self._consolidator()) is not None:
+            worker.start()
+            worker.flush()
+        r.backend.flush()
+
+    def consolidate(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> int:
+        """Consolidate pending messages now, in this thread (all, or those inside the scope given); returns how
+        many messages were consolidated. Without an LLM configured there is nothing to do: 0. Raises
+        ``LLMError`` when the LLM cannot be reached (the messages stay pending)."""
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        if (worker := self._consolidator()) is None:
+            return 0
+        from .consolidation_store import SyncEngineStore
+
+        pending = SyncEngineStore(self._resources).pending_scopes(worker.options.resume_limit)
+        return sum(worker.consolidate(each).messages for each in self._pending_within(pending, scope))
+
+    def optimize(self) -> None:
+        """Maintenance, now: see ``AsyncMemory.optimize``."""
+        self._live().backend.optimize()
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and sizes from the backend, the embedder, and the consolidation worker's totals."""
+        r = self._live()
+        return self._with_engine_stats(r.backend.stats(), None if self._worker is None else self._worker.stats)

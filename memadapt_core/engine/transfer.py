@@ -1,0 +1,145 @@
+"""Export to and import from JSON Lines: the line codec (no I/O) and the streaming loops over ``Resources``.
+
+The loops are plain blocking code: ``Memory`` calls them, ``AsyncMemory`` runs them on a thread (they read or
+write a file throughout).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pydantic
+
+from memadapt_core.backends.base import StoredPoint
+from memadapt_core.errors import StoreUnavailableError, ValidationError
+from memadapt_core.filters import FilterSpec
+from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord
+from memadapt_core.record_codec import dense_text, history_of, payload_of, record_from_payload, said_on, sparse_text
+from memadapt_core.validation import check_storable, parse_kinds, parse_metadata, parse_scope
+
+from . import reads
+from .resources import Resources
+
+Imported = tuple[MemoryRecord, list[HistoryEvent]]
+
+__all__ = ["export_filter", "export_records", "import_points", "import_records", "parse_export_line", "record_line"]
+
+_IMPORT_BATCH = 256
+_EXPORT_PAGE = 500
+
+
+# -- export / import ---------------------------------------------------------------------------------------------------
+def export_filter(user_id: object, agent_id: object, session_id: object, kinds: object) -> FilterSpec:
+    scope = parse_scope(user_id, agent_id, session_id, required=False)
+    ks = parse_kinds(kinds) or KINDS
+    return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, kinds=ks)
+
+
+def record_line(point: StoredPoint) -> str:
+    record = record_from_payload(point.id, point.payload)
+    data = record.model_dump(mode="json")
+    data["history"] = [e.model_dump(mode="json") for e in history_of(point.id, point.payload)]
+    return json.dumps(data, ensure_ascii=False)
+
+
+def parse_export_line(line: str, number: int) -> tuple[MemoryRecord, list[HistoryEvent]]:
+    try:
+        data = json.loads(line)
+        history = [HistoryEvent.model_validate(e) for e in data.pop("history", [])]
+        record = MemoryRecord.model_validate(data)
+    except (ValueError, pydantic.ValidationError, AttributeError, TypeError) as exc:
+        msg = f"line {number}"
+        raise ValidationError(msg, f"is not a memadapt export record: {exc}") from exc
+    if record.scope.is_empty():
+        msg = f"line {number}"
+        raise ValidationError(msg, "has no user_id, agent_id or session_id")
+    try:  # what the parsers refuse from a caller, an import line must not smuggle in
+        check_storable("record", [record.model_dump(exclude={"metadata"}), [e.model_dump() for e in history]])
+        parse_metadata(record.metadata)
+    except ValidationError as exc:
+        msg = f"line {number}"
+        raise ValidationError(msg, f"{exc.field}: {exc.problem}") from exc
+    return record, history
+
+
+def import_points(
+    store: Resources, batch: list[tuple[MemoryRecord, list[HistoryEvent]]], dense: np.ndarray[Any, Any]
+) -> list[StoredPoint]:
+    """Re-index a batch; consecutive messages of one session get their neighbours' words again."""
+    cfg = store.settings.retrieval
+    texts = [dense_text(r.text, r.name) for r, _ in batch]
+    keys = [(r.scope.key() if r.kind == "message" and r.session_id else None) for r, _ in batch]
+    points = []
+    for i, (record, history) in enumerate(batch):
+        before = [texts[j] for j in range(max(0, i - cfg.context_prev), i) if keys[i] and keys[j] == keys[i]]
+        after = [
+            texts[j] for j in range(i + 1, min(len(batch), i + 1 + cfg.context_next)) if keys[i] and keys[j] == keys[i]
+        ]
+        payload = payload_of(record, history, cap=store.history_cap)
+        sv = store.sparse.document(sparse_text(texts[i], before, after, said_on(payload, cfg.index_dates)))
+        points.append(StoredPoint(record.id, payload, dense[i], sv))
+    return points
+
+
+def export_records(
+    resources: Resources, path: str | Path, flt: FilterSpec, progress: Callable[[int], None] | None
+) -> int:
+    """Write the records ``flt`` selects to ``path``, a page at a time; returns how many."""
+    written = 0
+    plan = reads.ListPlan(flt, _EXPORT_PAGE, None, frozenset())
+    try:
+        out = Path(path).open("w", encoding="utf-8")  # noqa: SIM115 - opened here to translate its OSError
+    except OSError as exc:
+        field = "path"
+        raise ValidationError(field, f"cannot write {path}: {exc}") from exc
+    with out:
+        while True:
+            points = resources.backend.scroll(flt, plan.fetch, start_from=plan.start)
+            by_id = {p.id: p for p in points}
+            records, cursor = reads.finish_list(plan, points)
+            for r in records:
+                out.write(record_line(by_id[r.id]) + "\n")
+            written += len(records)
+            if progress is not None:
+                progress(len(records))
+            if cursor is None:
+                return written
+            plan = reads.ListPlan(flt, _EXPORT_PAGE, *reads.decode_cursor(cursor))
+
+
+def import_records(resources: Resources, path: str | Path, progress: Callable[[int], None] | None) -> int:
+    """Read a JSON Lines export into the store, re-embedding with its embedder; returns how many records."""
+    try:
+        # Opened here to translate its OSError. A byte that is not UTF-8 is read as a surrogate, which
+        # parse_export_line refuses naming its line.
+        source = Path(path).open(encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+    except OSError as exc:
+        field = "path"
+        raise ValidationError(field, f"cannot read {path}: {exc}") from exc
+    total = 0
+    with source:
+        batch: list[Imported] = []
+        for number, line in enumerate(source, 1):
+            if line.strip():
+                batch.append(parse_export_line(line, number))
+            if len(batch) >= _IMPORT_BATCH:
+                total += _import_batch(resources, batch, progress)
+                batch = []
+        if batch:
+            total += _import_batch(resources, batch, progress)
+    return total
+
+
+def _import_batch(resources: Resources, batch: list[Imported], progress: Callable[[int], None] | None) -> int:
+    if resources.closed:
+        msg = "this memory is closed"
+        raise StoreUnavailableError(msg)
+    dense = resources.embedder.embed_documents([dense_text(r.text, r.name) for r, _ in batch])
+    resources.backend.upsert(import_points(resources, batch, dense))
+    if progress is not None:
+        progress(len(batch))
+    return len(batch)
