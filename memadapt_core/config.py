@@ -19,7 +19,7 @@ BackendName = Literal["edge", "qdrant", "qdrant-local"]
 
 
 class RetrievalSettings(BaseModel):
-    """The hybrid-search recipe. Defaults from RETRIEVAL.md §3-4, then tuned with ``benchmarks/locomo.py --tune``
+    """The hybrid-search recipe (docs/architecture.md), tuned with ``benchmarks/locomo.py --tune``
     on 4 LoCoMo dev conversations and checked on the other 3 (r@10 0.759 on those 4, 0.762 on the other 3). The fused
     score is the weighted mean of the normalised signals (in [0, 1]); boosts are added to it."""
 
