@@ -17,7 +17,7 @@ from .errors import (
 )
 from .formatting import BLOCK_END, BLOCK_START
 from .hookspecs import hookimpl
-from .models import HistoryEvent, Kind, MemoryRecord, Page, Scope, SearchHit
+from .models import HistoryEvent, Kind, MemoryRecord, Page, Scope, ScopeIds, SearchHit
 
 __all__ = [
     "BLOCK_END",
@@ -39,6 +39,7 @@ __all__ = [
     "PluginError",
     "RetrievalSettings",
     "Scope",
+    "ScopeIds",
     "SearchHit",
     "StoreError",
     "StoreFullError",

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import ValidationError
 
 __all__ = [
     "JSON",
     "KINDS",
+    "MAX_ID_CHARS",
     "HistoryEvent",
     "Kind",
     "MemoryRecord",
     "Page",
     "Scope",
+    "ScopeIds",
     "SearchHit",
+    "refuse_surrogates",
+    "scope_id",
 ]
 
 JSON: TypeAlias = Any
@@ -23,6 +29,15 @@ JSON: TypeAlias = Any
 
 Kind = Literal["message", "fact", "insight"]
 KINDS: tuple[Kind, ...] = ("message", "fact", "insight")
+MAX_ID_CHARS = 512
+
+
+class ScopeIds(TypedDict):
+    """The scope keyword arguments of every engine call (``None`` does not constrain): ``**scope.ids()``."""
+
+    user_id: str | None
+    agent_id: str | None
+    session_id: str | None
 
 
 class Scope(BaseModel):
@@ -40,6 +55,27 @@ class Scope(BaseModel):
 
     def is_empty(self) -> bool:
         return self.user_id is None and self.agent_id is None and self.session_id is None
+
+    @classmethod
+    def of(
+        cls, user_id: object = None, agent_id: object = None, session_id: object = None, *, required: bool = True
+    ) -> Scope:
+        """A scope from caller-given ids, checked the same way at every door: each id is None or a non-empty
+        string of at most 512 printable characters; with ``required``, at least one is given. Raises
+        ``ValidationError`` naming the field."""
+        scope = cls(
+            user_id=scope_id("user_id", user_id), agent_id=scope_id("agent_id", agent_id),
+            session_id=scope_id("session_id", session_id),
+        )  # fmt: skip
+        if required and scope.is_empty():
+            msg = "name at least one of user_id, agent_id or session_id: every memory belongs to a scope"
+            field = "user_id"
+            raise ValidationError(field, msg)
+        return scope
+
+    def ids(self) -> ScopeIds:
+        """The ids as the keyword arguments of an engine call: ``memory.search(q, **scope.ids())``."""
+        return {"user_id": self.user_id, "agent_id": self.agent_id, "session_id": self.session_id}
 
 
 class HistoryEvent(BaseModel):
@@ -95,3 +131,27 @@ class Page(BaseModel):
 
     records: list[MemoryRecord]
     next_cursor: str | None = None
+
+
+def scope_id(field: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationError(field, f"must be a string, not {type(value).__name__}")
+    if not value.strip():
+        raise ValidationError(field, "must be a non-empty string")
+    if len(value) > MAX_ID_CHARS or any(ord(c) < 32 for c in value):
+        raise ValidationError(field, f"must be at most {MAX_ID_CHARS} printable characters")
+    return refuse_surrogates(field, value)
+
+
+def refuse_surrogates(field: str, text: str) -> str:
+    """A string that UTF-8 cannot encode (a lone surrogate, e.g. half an emoji cut from UTF-16) would fail
+    later, in a hash or in the store, after part of the work is done: refuse it here."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            problem = f"has a surrogate code point ({text[exc.start]!r} at {exc.start}); give valid Unicode text"
+            raise ValidationError(field, problem) from exc
+    return text

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, cast, get_args
 
 from .errors import ValidationError
-from .models import KINDS, Kind, Scope
+from .models import KINDS, MAX_ID_CHARS, Kind, Scope, refuse_surrogates, scope_id
 
 __all__ = [
     "INT64_MAX",
@@ -44,7 +44,7 @@ RESERVED_METADATA_KEYS = frozenset(
         "updated_at", "observed_at", "valid_from", "valid_to", "supersedes", "superseded_by", "source_ids",
     }
 )  # fmt: skip
-_MAX_ID_CHARS = 512
+_MAX_ID_CHARS = MAX_ID_CHARS
 _MAX_METADATA_BYTES = 64_000
 # Qdrant's payload decoder gives up at 128 levels, and a record it cannot decode poisons every read of its scope;
 # 32 levels leave room for the payload around the metadata and are more than any real metadata needs.
@@ -56,20 +56,13 @@ _MESSAGE_KEYS = frozenset({"role", "content", "name", "id", "timestamp", "metada
 def parse_scope(
     user_id: object = None, agent_id: object = None, session_id: object = None, *, required: bool = True
 ) -> Scope:
-    values: dict[str, str | None] = {}
-    for name, value in (("user_id", user_id), ("agent_id", agent_id), ("session_id", session_id)):
-        values[name] = _scope_id(name, value)
-    scope = Scope(**values)
-    if required and scope.is_empty():
-        msg = "name at least one of user_id, agent_id or session_id: every memory belongs to a scope"
-        msg_0 = "user_id"
-        raise ValidationError(msg_0, msg)
-    return scope
+    """``Scope.of``: the one validation of scope ids (kept under this name for the planning modules)."""
+    return Scope.of(user_id, agent_id, session_id, required=required)
 
 
 def require_id(field: str, value: object) -> str:
     """A scope id that must be given (an adapter whose framework always names the user, say)."""
-    found = _scope_id(field, value)
+    found = scope_id(field, value)
     if found is None:
         raise ValidationError(field, "is required: every call is scoped by it")
     return found
@@ -93,30 +86,6 @@ def parse_record_ids(value: object, field: str = "ids") -> list[str]:
         raise ValidationError(field, f"must be a list of record id strings, not {type(value).__name__}")
     found = (parse_record_id(item, f"{field}[{n}]") for n, item in enumerate(value))
     return [rid for rid in found if rid is not None]
-
-
-def _scope_id(field: str, value: object) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValidationError(field, f"must be a string, not {type(value).__name__}")
-    if not value.strip():
-        raise ValidationError(field, "must be a non-empty string")
-    if len(value) > _MAX_ID_CHARS or any(ord(c) < 32 for c in value):
-        raise ValidationError(field, f"must be at most {_MAX_ID_CHARS} printable characters")
-    return refuse_surrogates(field, value)
-
-
-def refuse_surrogates(field: str, text: str) -> str:
-    """A string that UTF-8 cannot encode (a lone surrogate, e.g. half an emoji cut from UTF-16) would fail
-    later, in a hash or in the store, after part of the work is done: refuse it here."""
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            problem = f"has a surrogate code point ({text[exc.start]!r} at {exc.start}); give valid Unicode text"
-            raise ValidationError(field, problem) from exc
-    return text
 
 
 def parse_text(field: str, value: object, max_chars: int) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
@@ -87,17 +87,11 @@ class AsyncMemory(MemoryBase):
 
     # -- writes --------------------------------------------------------------------------------------------------------
     async def add(
-        self,
-        messages: str | dict[str, Any] | Sequence[str | dict[str, Any]],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        kind: Kind = "message",
-        metadata: dict[str, Any] | None = None,
-        observed_at: datetime | str | None = None,
+        self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
+        agent_id: str | None = None, session_id: str | None = None, kind: Kind = "message",
+        metadata: dict[str, Any] | None = None, observed_at: datetime | str | None = None,
         on_conflict: Literal["skip", "replace"] = "skip",
-    ) -> builtins.list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
         """Store messages (or facts); returns one record per accepted input, already-stored duplicates included."""
         r = self._live()
         plan = writes.plan_add(
@@ -168,21 +162,11 @@ class AsyncMemory(MemoryBase):
 
     # -- reads ---------------------------------------------------------------------------------------------------------
     async def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        limit: int = 5,
-        kinds: Sequence[Kind] | None = None,
-        threshold: float | None = None,
-        time_range: tuple[datetime | str | None, datetime | str | None] | None = None,
-        now: datetime | None = None,
-        filters: dict[str, Any] | None = None,
-        include_superseded: bool = False,
-        as_of: datetime | None = None,
-    ) -> builtins.list[SearchHit]:
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
+        time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
+        filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
+    ) -> builtins.list[SearchHit]:  # fmt: skip
         """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
         r = self._live()
         plan = reads.plan_search(
@@ -197,6 +181,17 @@ class AsyncMemory(MemoryBase):
             return []
         points = await self._run(r.backend.points, [f.id for f in fused])
         return r.hooks.rerank(plan.query, reads.finish_search(r, plan, fused, points))
+
+    async def search_many(
+        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, limit: int = 5, **options: Any,
+    ) -> builtins.list[SearchHit]:  # fmt: skip
+        """Several queries in one scope, merged: each record once, in query order then rank (a tool call's
+        keywords, a conversation's recent turns). Takes ``search``'s options; blank queries are skipped."""
+        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+        searches = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
+        per_query = await asyncio.gather(*searches)
+        return reads.merge_hits(per_query)
 
     async def get(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -215,16 +210,10 @@ class AsyncMemory(MemoryBase):
         return updates.records_found(wanted, await self._run(self._live().backend.retrieve, wanted), scope)
 
     async def list(
-        self,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        kinds: Sequence[Kind] | None = None,
-        limit: int = 50,
-        cursor: str | None = None,
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, limit: int = 50, cursor: str | None = None,
         filters: dict[str, Any] | None = None,
-    ) -> Page:
+    ) -> Page:  # fmt: skip
         """Records of a scope, oldest first (``observed_at``), a page at a time."""
         r = self._live()
         plan = reads.plan_list(
@@ -234,6 +223,22 @@ class AsyncMemory(MemoryBase):
         points = await self._run(r.backend.scroll, plan.flt, plan.fetch, start_from=plan.start)
         records, nxt = reads.finish_list(plan, points)
         return Page(records=records, next_cursor=nxt)
+
+    async def iter_records(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
+    ) -> AsyncIterator[MemoryRecord]:  # fmt: skip
+        """Every record of a scope, oldest first, read a page at a time (``list`` without the cursor loop)."""
+        cursor: str | None = None
+        while True:
+            page = await self.list(
+                user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=page_size,
+                cursor=cursor, filters=filters,
+            )  # fmt: skip
+            for record in page.records:
+                yield record
+            if (cursor := page.next_cursor) is None:
+                return
 
     async def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -302,12 +307,9 @@ class AsyncMemory(MemoryBase):
         return done
 
     async def optimize(self) -> None:
-        """Maintenance, now: the embedded store rewrites its live points into one segment with each user's points
-        together (filtered search about twice as fast in qdrant-edge; search stays exact, no HNSW graph is built),
-        drops deleted points and flushes its log. Writes wait, and the process's other threads pause (qdrant-edge
-        keeps the GIL): 3-4.5 s at 100k memories, 6 s with as many deleted. Worth running after a bulk import; the
-        store also vacuums by itself in the background (``vacuum_after_deletes``). A Qdrant server optimizes by
-        itself: nothing to do."""
+        """Maintenance, now: the embedded store rewrites its live points into one tenant-ordered segment (filtered
+        search about twice as fast) and drops deleted points; writes and other threads wait meanwhile (3-4.5 s at
+        100k memories). Worth it after a bulk import; see docs/storage.md. A Qdrant server needs nothing."""
         await self._run(self._live().backend.optimize, heavy=True)
 
     async def stats(self) -> dict[str, Any]:

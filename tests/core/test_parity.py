@@ -21,15 +21,28 @@ def test_both_twins_have_the_same_public_names() -> None:
     assert _public(Memory) == _public(AsyncMemory)
 
 
+# Iterators: an async generator on the async twin, a generator on the sync one.
+ITERATORS = {"iter_records"}
+
+
 def test_async_methods_are_coroutines_and_sync_ones_are_not() -> None:
-    for name in _public(Memory) - SYNC_BY_DESIGN:
+    for name in _public(Memory) - SYNC_BY_DESIGN - ITERATORS:
         assert inspect.iscoroutinefunction(getattr(AsyncMemory, name)), name
         assert not inspect.iscoroutinefunction(getattr(Memory, name)), name
 
 
+def test_iterators_are_async_generators_on_the_async_twin_only() -> None:
+    for name in ITERATORS:
+        assert inspect.isasyncgenfunction(getattr(AsyncMemory, name)), name
+        assert inspect.isgeneratorfunction(getattr(Memory, name)), name
+
+
 def test_both_twins_have_the_same_signatures() -> None:
     for name in _public(Memory) - {"as_async", "as_sync", "settings", "embedder"}:
-        assert inspect.signature(getattr(Memory, name)) == inspect.signature(getattr(AsyncMemory, name)), name
+        sync, asynchronous = inspect.signature(getattr(Memory, name)), inspect.signature(getattr(AsyncMemory, name))
+        assert sync.parameters == asynchronous.parameters, name
+        if name not in ITERATORS:  # Iterator[X] against AsyncIterator[X]
+            assert sync.return_annotation == asynchronous.return_annotation, name
 
 
 async def test_both_twins_return_the_same_results(tmp_path: Path) -> None:
@@ -76,7 +89,7 @@ def test_public_surface_is_pinned() -> None:
     assert set(memadapt_core.__all__) == {
         "BLOCK_END", "BLOCK_START", "AsyncMemory", "ConfigurationError", "Embedder", "EmbedderSettings",
         "EmbeddingError", "HistoryEvent", "Kind", "LLMError", "LLMSettings", "MemadaptError", "Memory",
-        "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "SearchHit",
+        "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "ScopeIds", "SearchHit",
         "StoreError", "StoreFullError", "StoreLockedError", "StoreUnavailableError", "ValidationError", "hookimpl",
     }  # fmt: skip
     for name in memadapt_core.__all__:
@@ -85,10 +98,32 @@ def test_public_surface_is_pinned() -> None:
 
 def test_the_core_imports_no_framework_or_adapter() -> None:
     root = Path(memadapt_core.__file__).parent
-    banned = ("autogen", "agentscope", "langchain", "langgraph", "memadapt_autogen", "memadapt_agentscope")
+    banned = ("autogen", "agentscope", "langchain", "langgraph", "memadapt_autogen", "memadapt_agentscope",
+              "memadapt_langchain")  # fmt: skip
     for path in root.rglob("*.py"):
         for line in path.read_text().splitlines():
             stripped = line.strip()
             if stripped.startswith(("import ", "from ")):
                 module = stripped.split()[1]
                 assert not module.startswith(banned), f"{path.name}: {stripped}"
+
+
+def test_both_consolidation_workers_have_the_same_public_names_and_signatures() -> None:
+    from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
+    from memadapt_core.consolidation.worker import ConsolidationWorker
+
+    assert _public(SyncConsolidationWorker) == _public(ConsolidationWorker)
+    for name in _public(SyncConsolidationWorker):
+        sync, asynchronous = getattr(SyncConsolidationWorker, name), getattr(ConsolidationWorker, name)
+        if callable(sync):
+            assert inspect.signature(sync) == inspect.signature(asynchronous), name
+            assert inspect.iscoroutinefunction(asynchronous) != inspect.iscoroutinefunction(sync) or name == "stats"
+
+
+def test_both_consolidation_stores_have_the_same_methods() -> None:
+    from memadapt_core.engine.consolidation_store import AsyncEngineStore, SyncEngineStore
+
+    assert _public(SyncEngineStore) == _public(AsyncEngineStore)
+    for name in _public(SyncEngineStore):
+        assert inspect.iscoroutinefunction(getattr(AsyncEngineStore, name)), name
+        assert inspect.signature(getattr(SyncEngineStore, name)) == inspect.signature(getattr(AsyncEngineStore, name))
