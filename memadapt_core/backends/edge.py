@@ -1,17 +1,20 @@
 """The embedded default: qdrant-edge-py, Qdrant's Rust engine in-process, one folder, durable through its WAL.
 
-Layout: ``<path>/<collection>/`` is an edge shard. One process per folder (an OS lock); a second opener gets
-``StoreLockedError``. Records live at integer point ids derived from their UUIDs (``_slots.py``): qdrant-edge
-hands UUID ids back as ``uuid.UUID`` objects, slowly. Search is exact (sub-millisecond per tenant): the optimizer
-never builds an HNSW graph, which blocks for minutes at 100k points holding the GIL. ``optimize()`` rewrites the live
-points into one immutable segment with each tenant's points together, which halves qdrant-edge's filtered search;
-writes go to an appendable segment until the next one. A background thread vacuums the same way after enough
-deletes, and writes are refused while the disk is nearly full (``_upkeep.py``).
+``EdgeBackend`` is the ``VectorBackend`` over one open shard: its writes (one at a time, under a lock, refused while
+the disk is nearly full) and its reads. Records live at integer point ids derived from their UUIDs (``_slots.py``):
+qdrant-edge hands UUID ids back as ``uuid.UUID`` objects, slowly. Search is exact (sub-millisecond per tenant): the
+optimizer never builds an HNSW graph, which blocks for minutes at 100k points holding the GIL. ``optimize()`` rewrites
+the live points into one immutable segment with each tenant's points together, which halves qdrant-edge's filtered
+search; writes go to an appendable segment until the next one. A background thread vacuums the same way after enough
+deletes (``_upkeep.py``).
+
+Around it: ``edge_shard.py`` opens the folder (configuration, one-process lock), ``edge_schema.py`` builds a new
+store and moves older ones forward, ``edge_filters.py`` translates filters, ``_payload_cache.py`` keeps decoded
+payloads for search.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from asyncio import CancelledError
 from collections.abc import Callable, Sequence
@@ -24,36 +27,14 @@ import numpy.typing as npt
 import qdrant_edge as qe
 
 from memadapt_core.backends._payload_cache import PayloadCache
-from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slot_map, slots
-from memadapt_core.backends._upkeep import NO_GRAPH, OPTIMIZERS, DiskGuard, Upkeep, upsert_bytes
-from memadapt_core.backends.base import (
-    INFO_POINT_ID,
-    Candidate,
-    CollectionInfo,
-    PointKey,
-    StoredPoint,
-    named_vectors,
-    stored_point,
-)
-from memadapt_core.backends.schema import (
-    INTEGER_INDEXES,
-    KEYWORD_INDEXES,
-    SCHEMA_VERSION,
-    TENANT_INDEX,
-    TIME_INDEXES,
-    info_payload,
-    read_info,
-    read_schema,
-)
-from memadapt_core.errors import (
-    ConfigurationError,
-    MemadaptError,
-    StoreError,
-    StoreFullError,
-    StoreLockedError,
-    StoreUnavailableError,
-    ValidationError,
-)
+from memadapt_core.backends._slots import RID, home_slots, place, slot_map, slots
+from memadapt_core.backends._upkeep import DiskGuard, Upkeep, upsert_bytes
+from memadapt_core.backends.base import Candidate, CollectionInfo, PointKey, StoredPoint, named_vectors, stored_point
+from memadapt_core.backends.edge_filters import edge_filter
+from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
+from memadapt_core.backends.edge_shard import DENSE, SPARSE, open_shard, release, shard_config
+from memadapt_core.backends.schema import SCHEMA_VERSION, read_info, read_schema
+from memadapt_core.errors import ConfigurationError, MemadaptError, StoreError, StoreUnavailableError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.record_codec import iso
 from memadapt_core.sparse import SparseVector
@@ -61,9 +42,6 @@ from memadapt_core.sparse import SparseVector
 __all__ = ["EdgeBackend"]
 
 T = TypeVar("T")
-log = logging.getLogger("memadapt")
-_OPEN_HERE: set[str] = set()  # folders this process holds open: names the holder in the lock error
-DENSE, SPARSE = "dense", "bm25"
 _RID_ONLY = qe.PayloadSelector.Include([RID])
 _BuildOp = Callable[[qe.EdgeShard], qe.UpdateOperation | None]
 
@@ -106,14 +84,7 @@ class EdgeBackend:
     # -- lifecycle ---------------------------------------------------------------------------------------------
     def open_collection(self, info: CollectionInfo) -> None:
         folder = self.root / info.name
-        cfg = qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=info.dim, distance=qe.Distance.Cosine)},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            max_search_threads=1,  # two shared cores: one search thread measured 25-35% faster
-            payload_memory=qe.Memory.Cached,
-            hnsw_config=NO_GRAPH,  # exact search, on every segment
-            optimizers=OPTIMIZERS,  # merge into one tenant-ordered segment, never an HNSW graph
-        )
+        cfg = shard_config(info.dim)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -122,29 +93,13 @@ class EdgeBackend:
         self._guard.check_open()
         self._folder = folder
         existing = folder.exists() and any(folder.iterdir())
-        try:
-            shard = qe.EdgeShard.load(str(folder), cfg) if existing else qe.EdgeShard.create(str(folder), cfg)
-        except Exception as exc:
-            text = str(exc)
-            if "WouldBlock" in text:
-                holder = "this process" if str(folder.resolve()) in _OPEN_HERE else "another process"
-                msg = (
-                    f"the embedded store {folder} is already open in {holder}. The embedded store serves one "
-                    "process, opened once: within a process share one Memory (as_sync() / as_async() give the "
-                    "other twin over the same store); to share memories between processes, run a Qdrant server "
-                    "and pass url=..."
-                )
-                raise StoreLockedError(msg) from exc
-            msg_0 = f"cannot open the embedded store {folder}: {text}"
-            raise StoreUnavailableError(msg_0) from exc
-        self._shard = shard
-        _OPEN_HERE.add(str(folder.resolve()))
+        self._shard = shard = open_shard(folder, cfg, existing=existing)
         if existing:
             found = self._read_info()
             if found is not None and (found.embedder != info.embedder or found.dim != info.dim):
                 shard.close()
                 self._shard = None
-                _OPEN_HERE.discard(str(folder.resolve()))
+                release(folder)
                 msg = (
                     f"collection {info.name!r} in {self.root} was made by embedder {found.embedder!r} "
                     f"(dim {found.dim}), not {info.embedder!r} (dim {info.dim}): its vectors would be garbage. "
@@ -153,7 +108,7 @@ class EdgeBackend:
                 raise ConfigurationError(msg)
             if found is not None:
                 if self._schema() < SCHEMA_VERSION:
-                    self._move_to_slots(info)
+                    move_to_slots(self, info)
                 self._ready(info)
                 return
         self._create_indexes()
@@ -165,44 +120,18 @@ class EdgeBackend:
         self._ended = self._count_ended() > 0
         self._warm_up(info.dim)
 
-    def _move_to_slots(self, info: CollectionInfo) -> None:
-        """Stores made before integer point ids (schema 1) keep records at their UUIDs: move each to its slot, once.
-        A crash part way loses nothing (a record is written at its slot before its old point goes) and the next
-        open goes on."""
-        log.warning("memadapt: moving the records of %s to integer point ids (once)", self._folder)
-        legacy = qe.Filter(must=[qe.IsEmptyCondition(RID)], must_not=[qe.HasIdCondition({INFO_SLOT, INFO_POINT_ID})])
-        req = qe.ScrollRequest(limit=1000, filter=legacy, with_payload=True, with_vector=True)
-        while True:
-            recs, _ = self._call(lambda s: s.scroll(req))
-            if not recs:
-                break
-            self.upsert([stored_point(str(r.id), r.payload, r.vector) for r in recs])
-            self._write(qe.UpdateOperation.delete_points([r.id for r in recs]), deleted=len(recs))
-        self._write_info(info)
-        self._write(qe.UpdateOperation.delete_points([INFO_POINT_ID]))
-        try:  # every old point is a tombstone now
-            self.upkeep.run_now()
-        except StoreFullError as exc:
-            log.warning("memadapt: %s; it will vacuum later", exc)
-
     def _write_info(self, info: CollectionInfo) -> None:
-        point = qe.Point(INFO_SLOT, {}, info_payload(info))
+        point = info_point(info)
         self._call(lambda s: s.update(qe.UpdateOperation.upsert_points([point])))
 
     def _create_indexes(self) -> None:
-        ops = [qe.UpdateOperation.create_field_index(TENANT_INDEX, qe.KeywordIndexParams(is_tenant=True))]
-        ops += [qe.UpdateOperation.create_field_index(k, qe.PayloadSchemaType.Keyword) for k in KEYWORD_INDEXES]
-        ops += [qe.UpdateOperation.create_field_index(k, qe.PayloadSchemaType.Datetime) for k in TIME_INDEXES]
-        ops += [qe.UpdateOperation.create_field_index(k, qe.PayloadSchemaType.Integer) for k in INTEGER_INDEXES]
-        for op in ops:
+        for op in index_operations():
             self._write(op)
 
     def _info_payload(self) -> dict[str, Any] | None:
         """The info point's payload: at slot 0, or where stores made before integer ids kept it."""
-        ids: list[Any] = [INFO_SLOT, INFO_POINT_ID]
-        pts = {p.id: p for p in self._call(lambda s: s.retrieve(ids, with_payload=True, with_vector=False))}
-        found = pts.get(INFO_SLOT) or next(iter(pts.values()), None)
-        return dict(found.payload or {}) if found is not None else None
+        ids: list[Any] = list(INFO_IDS)
+        return info_payload_in(self._call(lambda s: s.retrieve(ids, with_payload=True, with_vector=False)))
 
     def _read_info(self) -> CollectionInfo | None:
         payload = self._info_payload()
@@ -225,7 +154,7 @@ class EdgeBackend:
         shard, self._shard = self._shard, None
         self._cache.clear()
         if shard is not None:
-            _OPEN_HERE.discard(str(self._folder.resolve()))
+            release(self._folder)
             with self._write_lock:
                 try:
                     shard.flush()
@@ -283,58 +212,7 @@ class EdgeBackend:
         return home_slots(self._taken(shard, candidates), candidates)
 
     def _filter(self, flt: FilterSpec) -> qe.Filter:
-        return self._call(lambda _: self._build_filter(flt))  # conversion errors become StoreError too
-
-    def _build_filter(self, flt: FilterSpec) -> qe.Filter:
-        must: list[Any] = []
-        must_not: list[Any] = []
-        for key in ("user_id", "agent_id", "session_id"):
-            value = getattr(flt, key)
-            if value is not None:
-                must.append(qe.FieldCondition(key, match=qe.MatchValue(value)))
-        if flt.exact_scope:
-            must += [qe.IsEmptyCondition(k) for k in ("user_id", "agent_id", "session_id") if getattr(flt, k) is None]
-        if flt.source_ids_any is not None:
-            must.append(qe.FieldCondition("source_ids", match=qe.MatchAny(list(flt.source_ids_any))))
-        if flt.kinds is not None:
-            must.append(qe.FieldCondition("kind", match=qe.MatchAny(list(flt.kinds))))
-        if flt.valid_only and self._ended:
-            must.append(qe.IsEmptyCondition("valid_to"))
-        if flt.observed_from is not None or flt.observed_to is not None:
-            rng = qe.RangeDateTime(
-                gte=iso(flt.observed_from) if flt.observed_from else None,
-                lt=iso(flt.observed_to) if flt.observed_to else None,
-            )
-            must.append(qe.FieldCondition("observed_at", range=rng))
-        if flt.valid_at is not None:
-            at = iso(flt.valid_at)
-            must.append(qe.FieldCondition("observed_at", range=qe.RangeDateTime(lte=at)))
-            must.append(
-                qe.Filter(
-                    should=[
-                        qe.IsEmptyCondition("valid_to"),
-                        qe.FieldCondition("valid_to", range=qe.RangeDateTime(gt=at)),
-                    ]
-                )
-            )
-        if flt.consolidated:
-            must.append(qe.FieldCondition("consolidated", match=qe.MatchValue(1)))
-        elif flt.consolidated is not None:  # not marked: 0, or absent (facts no reflection has taken)
-            must_not.append(qe.FieldCondition("consolidated", match=qe.MatchValue(1)))
-        for cond in flt.metadata:
-            key = f"metadata.{cond.key}"
-            if cond.op == "eq":
-                must.append(_eq(key, cond.value))
-            elif cond.op == "ne":
-                must_not.append(_eq(key, cond.value))
-            elif cond.op == "in":
-                must.append(qe.FieldCondition(key, match=qe.MatchAny(list(cond.value))))
-            else:
-                must.append(qe.FieldCondition(key, range=qe.RangeFloat(**{cond.op: float(cond.value)})))
-        # The info point has no scope and no kind; a read that names neither must still skip it.
-        if flt.kinds is None and flt.user_id is None and flt.agent_id is None and flt.session_id is None:
-            must.append(qe.FieldCondition("kind", match=qe.MatchAny(["message", "fact", "insight"])))
-        return qe.Filter(must=must, must_not=must_not or None)
+        return self._call(lambda _: edge_filter(flt, any_ended=self._ended))  # conversion errors: StoreError too
 
     # -- writes ----------------------------------------------------------------------------------------------------
     def upsert(self, points: Sequence[StoredPoint]) -> None:
@@ -483,17 +361,3 @@ class EdgeBackend:
             "indexed_vectors": info.indexed_vectors_count,
             **self.upkeep.stats(),
         }
-
-
-def _eq(key: str, value: Any) -> Any:
-    if isinstance(value, bool):
-        # qdrant-edge 0.9 reads MatchValue(True) as the integer 1, so a stored boolean never matches: say so
-        # instead of returning nothing.
-        field = "filters"
-        msg = f"{key}: the embedded store cannot match booleans (qdrant-edge 0.9); store 0/1 or a string instead"
-        raise ValidationError(field, msg)
-    if isinstance(value, float) and (not value.is_integer() or abs(value) >= 2**63):  # not an int64: a range
-        return qe.FieldCondition(key, range=qe.RangeFloat(gte=value, lte=value))
-    if isinstance(value, float):
-        value = int(value)
-    return qe.FieldCondition(key, match=qe.MatchValue(value))
