@@ -28,6 +28,7 @@ from memadapt_core.backends.base import (
     named_vectors,
     stored_point,
 )
+from memadapt_core.backends.client_filters import client_filter
 from memadapt_core.backends.schema import (
     INTEGER_INDEXES,
     KEYWORD_INDEXES,
@@ -158,55 +159,6 @@ class QdrantClientBackend:
     def close(self) -> None:
         self._call(lambda c: c.close())
 
-    # -- filters -----------------------------------------------------------------------------------------------------
-    def _filter(self, flt: FilterSpec) -> qm.Filter:
-        must: list[Any] = []
-        must_not: list[Any] = []
-        for key in ("user_id", "agent_id", "session_id"):
-            value = getattr(flt, key)
-            if value is not None:
-                must.append(qm.FieldCondition(key=key, match=qm.MatchValue(value=value)))
-        if flt.exact_scope:
-            for k in ("user_id", "agent_id", "session_id"):
-                if getattr(flt, k) is None:
-                    must.append(qm.IsEmptyCondition(is_empty=qm.PayloadField(key=k)))
-        if flt.source_ids_any is not None:
-            must.append(qm.FieldCondition(key="source_ids", match=qm.MatchAny(any=list(flt.source_ids_any))))
-        if flt.kinds is not None:
-            must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list(flt.kinds))))
-        elif flt.user_id is None and flt.agent_id is None and flt.session_id is None:
-            must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=["message", "fact", "insight"])))
-        if flt.valid_only:
-            must.append(qm.IsEmptyCondition(is_empty=qm.PayloadField(key="valid_to")))
-        if flt.observed_from is not None or flt.observed_to is not None:
-            rng = qm.DatetimeRange(gte=flt.observed_from, lt=flt.observed_to)
-            must.append(qm.FieldCondition(key="observed_at", range=rng))
-        if flt.valid_at is not None:
-            must.append(qm.FieldCondition(key="observed_at", range=qm.DatetimeRange(lte=flt.valid_at)))
-            must.append(
-                qm.Filter(
-                    should=[
-                        qm.IsEmptyCondition(is_empty=qm.PayloadField(key="valid_to")),
-                        qm.FieldCondition(key="valid_to", range=qm.DatetimeRange(gt=flt.valid_at)),
-                    ]
-                )
-            )
-        if flt.consolidated:
-            must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
-        elif flt.consolidated is not None:  # not marked: 0, or absent (facts no reflection has taken)
-            must_not.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
-        for cond in flt.metadata:
-            key = f"metadata.{cond.key}"
-            if cond.op == "eq":
-                must.append(_eq(key, cond.value))
-            elif cond.op == "ne":
-                must_not.append(_eq(key, cond.value))
-            elif cond.op == "in":
-                must.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=list(cond.value))))
-            else:
-                must.append(qm.FieldCondition(key=key, range=qm.Range(**{cond.op: float(cond.value)})))
-        return qm.Filter(must=must, must_not=must_not or None)
-
     # -- writes ------------------------------------------------------------------------------------------------------
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if not points:
@@ -220,7 +172,7 @@ class QdrantClientBackend:
             self._call(lambda c: c.delete(self.collection, sel, wait=True, **self._sk))
 
     def delete_where(self, flt: FilterSpec) -> None:
-        sel = qm.FilterSelector(filter=self._filter(flt))
+        sel = qm.FilterSelector(filter=client_filter(flt))
         self._call(lambda c: c.delete(self.collection, sel, wait=True, **self._sk))
 
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
@@ -262,7 +214,7 @@ class QdrantClientBackend:
         flt: FilterSpec,
         limit: int,
     ) -> tuple[list[Candidate], list[Candidate]]:
-        f = self._filter(flt)
+        f = client_filter(flt)
         reqs = [qm.QueryRequest(query=dense.tolist(), using=DENSE, filter=f, limit=limit, with_payload=False)]
         if sparse is not None and not sparse.is_empty():
             q = qm.SparseVector(indices=sparse.indices, values=sparse.values)
@@ -287,14 +239,14 @@ class QdrantClientBackend:
         )
         recs, _ = self._call(
             lambda c: c.scroll(
-                self.collection, scroll_filter=self._filter(flt), limit=limit, order_by=order,
+                self.collection, scroll_filter=client_filter(flt), limit=limit, order_by=order,
                 with_payload=True, **self._sk,
             )
         )  # fmt: skip
         return [stored_point(r.id, r.payload, r.vector) for r in recs]
 
     def count(self, flt: FilterSpec) -> int:
-        res = self._call(lambda c: c.count(self.collection, count_filter=self._filter(flt), exact=True, **self._sk))
+        res = self._call(lambda c: c.count(self.collection, count_filter=client_filter(flt), exact=True, **self._sk))
         return int(res.count)
 
     def stats(self) -> dict[str, Any]:
@@ -305,11 +257,3 @@ class QdrantClientBackend:
             "collection": self.collection,
             "points": max(0, int(info.points_count or 0) - 1),
         }
-
-
-def _eq(key: str, value: Any) -> Any:
-    if isinstance(value, float) and (not value.is_integer() or abs(value) >= 2**63):  # not an int64: a range
-        return qm.FieldCondition(key=key, range=qm.Range(gte=value, lte=value))
-    if isinstance(value, float):
-        value = int(value)
-    return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
