@@ -179,8 +179,9 @@ def run(convs: Sequence[Conversation], args: argparse.Namespace) -> dict[str, An
     import json
     from pathlib import Path
 
+    from benchmarks._locomo_replay import LocomoReplay
     from memadapt_core import Memory
-    from memadapt_core.scripted_llm import LocomoReplay, ScriptedLLMServer
+    from memadapt_core.testing import ScriptedLLMServer
 
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # wordllama's import turns the root logger to INFO
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))

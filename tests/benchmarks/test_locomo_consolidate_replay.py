@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memadapt_core.scripted_llm import ChatRequest, LocomoReplay, Reply
+from benchmarks._locomo_replay import LocomoReplay
+from memadapt_core.testing import ChatRequest, Reply
 
 
 def sample(observations: list[list[Any]], turns: list[str]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from memadapt_core.consolidation import (
 )
 from memadapt_core.errors import StoreError
 from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
-from memadapt_core.scripted_llm import ScriptedLLMServer, serve_scripted_llm
+from memadapt_core.testing import ScriptedLLMServer, serve_scripted_llm
 
 ALEX = Scope(user_id="alex")
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from memadapt_core.config import LLMSettings
 from memadapt_core.consolidation import AsyncLLMClient, LLMClient, MalformedAnswerError, extract_json
 from memadapt_core.errors import ConfigurationError, LLMError
-from memadapt_core.scripted_llm import Failure, Garbage, Hang, Reply, ScriptedLLMServer
+from memadapt_core.testing import Failure, Garbage, Hang, Reply, ScriptedLLMServer
 
 ASK = [{"role": "user", "content": "say hi"}]
 

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from benchmarks._locomo_replay import LocomoReplay
 from memadapt_core.consolidation import AsyncLLMClient, ConsolidationWorker, WorkerOptions
 from memadapt_core.models import Scope
-from memadapt_core.scripted_llm import LocomoReplay, ScriptedLLMServer
+from memadapt_core.testing import ScriptedLLMServer
 
 from .conftest import AsyncDictStore, DictStore
 
@@ -47,7 +48,7 @@ async def test_a_sessions_observations_come_back_as_facts_linked_to_their_turns(
         for fact, ids in facts
     }
 
-    with ScriptedLLMServer(locomo=LOCOMO) as server:
+    with ScriptedLLMServer(responder=LocomoReplay.from_file(LOCOMO)) as server:
         async with AsyncLLMClient(server.llm_settings(), backoff=0.0) as llm:
             worker = ConsolidationWorker(
                 AsyncDictStore(store), llm, options=WorkerOptions(batch_size=8, reflect_every=0)

@@ -19,7 +19,7 @@ from memadapt_core.consolidation import (
     build_reflection,
 )
 from memadapt_core.models import MemoryRecord
-from memadapt_core.scripted_llm import ScriptedLLMServer
+from memadapt_core.testing import ScriptedLLMServer
 
 from .conftest import ALEX, T0, AsyncDictStore, DictStore, decided, extracted
 

@@ -9,7 +9,7 @@ import pytest
 
 from memadapt_core.consolidation import AsyncLLMClient, ConsolidationWorker, WorkerOptions
 from memadapt_core.errors import LLMError
-from memadapt_core.scripted_llm import ChatRequest, Failure, ScriptedLLMServer
+from memadapt_core.testing import ChatRequest, Failure, ScriptedLLMServer
 
 from .conftest import ALEX, T0, AsyncDictStore, DictStore, decided, extracted
 

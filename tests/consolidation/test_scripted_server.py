@@ -12,7 +12,7 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from memadapt_core.consolidation import OPERATION_HEADER
-from memadapt_core.scripted_llm import (
+from memadapt_core.testing import (
     ChatRequest,
     Failure,
     Garbage,

@@ -10,7 +10,7 @@ import pytest
 from memadapt_core.consolidation import ConsolidationPlan, LLMClient, SyncConsolidationWorker, WorkerOptions
 from memadapt_core.errors import LLMError
 from memadapt_core.models import MemoryRecord, Scope
-from memadapt_core.scripted_llm import Failure, Hang, ScriptedLLMServer
+from memadapt_core.testing import Failure, Hang, ScriptedLLMServer
 
 from .conftest import ALEX, T0, DictStore, decided, extracted, wait_until
 

@@ -10,7 +10,7 @@ import pytest
 from memadapt_core.consolidation import AsyncLLMClient, ConsolidationPlan, ConsolidationWorker, WorkerOptions
 from memadapt_core.errors import LLMError, StoreError
 from memadapt_core.models import MemoryRecord, Scope
-from memadapt_core.scripted_llm import Hang, ScriptedLLMServer
+from memadapt_core.testing import Hang, ScriptedLLMServer
 
 from .conftest import ALEX, AsyncDictStore, DictStore, extracted
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memadapt_core import AsyncMemory, LLMError, Memory
-from memadapt_core.scripted_llm import ChatRequest, Failure, Hang, ScriptedLLMServer
+from memadapt_core.testing import ChatRequest, Failure, Hang, ScriptedLLMServer
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 LATER = T0 + timedelta(days=30)

@@ -13,8 +13,7 @@ import pytest
 
 from memadapt_core import AsyncMemory, EmbeddingError, Memory
 from memadapt_core.embedders.base import Embedder, Vectors
-from memadapt_core.scripted_llm import Failure, ScriptedLLMServer
-from memadapt_core.testing import HashEmbedder
+from memadapt_core.testing import Failure, HashEmbedder, ScriptedLLMServer
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 
 from memadapt_core import Memory, MemoryRecord
-from memadapt_core.scripted_llm import ChatRequest, ScriptItem
+from memadapt_core.testing import ChatRequest, ScriptItem
 
 __all__ = [
     "FUZZ",

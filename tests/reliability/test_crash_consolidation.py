@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memadapt_core import Memory
-from memadapt_core.scripted_llm import ScriptedLLMServer
+from memadapt_core.testing import ScriptedLLMServer
 
 from ._support import ChildProcess, FactPerMessage, snapshot
 

@@ -25,8 +25,7 @@ from memadapt_core import (
     StoreUnavailableError,
 )
 from memadapt_core.embedders.base import Vectors
-from memadapt_core.scripted_llm import Failure, Garbage, Hang, ScriptedLLMServer, ScriptItem
-from memadapt_core.testing import HashEmbedder
+from memadapt_core.testing import Failure, Garbage, Hang, HashEmbedder, ScriptedLLMServer, ScriptItem
 
 from ._support import ChildProcess, all_records, remount, snapshot, wait_until
 from .conftest import Mount

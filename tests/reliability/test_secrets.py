@@ -19,7 +19,7 @@ from pydantic import SecretStr
 
 from memadapt_autogen import MemadaptMemory
 from memadapt_core import AsyncMemory, EmbeddingError, Memory, MemorySettings, StoreUnavailableError
-from memadapt_core.scripted_llm import Failure, ScriptedLLMServer
+from memadapt_core.testing import Failure, ScriptedLLMServer
 from memadapt_langchain import MemadaptRetriever
 
 from ._support import FactPerMessage, wait_until

@@ -2,7 +2,7 @@
 
 Real HTTP over a real socket (stdlib ``http.server`` in a thread, ephemeral port), so the code under test runs
 the same ``openai`` client it runs in production. ``/v1/chat/completions`` answers from a script (a queue of
-answers), else from a function of the request, else from a LoCoMo replay; ``/v1/embeddings`` answers with
+answers), else from a ``responder`` (a function of the request); ``/v1/embeddings`` answers with
 deterministic hashed bag-of-words vectors. Failures on command: HTTP errors (500, 429 with ``Retry-After``),
 hangs (the client times out), and bodies that are not JSON. Every request is recorded.
 
@@ -30,7 +30,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any, TypeAlias
 
 from pydantic import SecretStr
@@ -44,9 +43,9 @@ __all__ = [
     "Failure",
     "Garbage",
     "Hang",
-    "LocomoReplay",
     "RecordedRequest",
     "Reply",
+    "Responder",
     "ScriptItem",
     "ScriptedLLMServer",
     "hashed_embedding",
@@ -137,6 +136,7 @@ class RecordedRequest:
 
 
 Responder: TypeAlias = Callable[[ChatRequest], ScriptItem | None]
+"""Answers a chat request once the script is empty; None when it has no answer (the server then answers 500)."""
 
 
 def hashed_embedding(text: str, dim: int) -> list[float]:
@@ -152,99 +152,6 @@ def hashed_embedding(text: str, dim: int) -> list[float]:
     return [v / norm for v in vector]
 
 
-def _normalise(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
-class LocomoReplay:
-    """Answers like an extraction LLM from LoCoMo's ``observation`` facts (the data file is read only here).
-
-    An ``extract`` request's messages are matched to LoCoMo turns by text (the session matching most lines
-    wins; a text said twice in a session matches its turns in order); each observation whose last turn is in
-    the request comes back as a fact citing those of its turns that are in the request. Observation ids are
-    normalised as the benchmarks do (``"D26:14, D26:34"`` is two ids). ``reconcile`` answers ADD for every new
-    fact and ``reflect`` answers no insight, so the whole pipeline can run offline. Token usage is estimated at
-    four characters a token (no tokenizer offline), so a benchmark can report a plausible LLM cost.
-    """
-
-    def __init__(self, samples: list[dict[str, Any]]) -> None:
-        self._turns: dict[str, list[tuple[str, str]]] = {}  # normalised text -> [(session key, dia_id)]
-        self._facts: dict[str, list[tuple[str, list[str]]]] = {}  # session key -> [(fact, dia_ids)]
-        for sample in samples:
-            sid = str(sample["sample_id"])
-            for key, turns in sample["conversation"].items():
-                if re.fullmatch(r"session_\d+", key):
-                    for turn in turns:
-                        self._turns.setdefault(_normalise(turn["text"]), []).append((f"{sid}/{key}", turn["dia_id"]))
-            for key, by_speaker in sample.get("observation", {}).items():
-                session = f"{sid}/{key.removesuffix('_observation')}"
-                for facts in by_speaker.values():
-                    for fact, ids in facts:
-                        dia_ids = _dia_ids([ids] if isinstance(ids, str) else ids)
-                        if dia_ids:
-                            self._facts.setdefault(session, []).append((fact, dia_ids))
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> LocomoReplay:
-        return cls(json.loads(Path(path).read_text(encoding="utf-8")))
-
-    def __call__(self, request: ChatRequest) -> ScriptItem | None:
-        payload = request.payload if isinstance(request.payload, dict) else {}
-        answer: dict[str, Any]
-        if request.operation == "extract":
-            answer = {"facts": self.extract(payload.get("messages", []))}
-        elif request.operation == "reconcile":
-            new = payload.get("new_facts", [])
-            answer = {"decisions": [{"fact": f["n"], "action": "ADD", "target": None} for f in new]}
-        elif request.operation == "reflect":
-            answer = {"insights": [], "obsolete": []}
-        else:
-            return None
-        prompt = sum(len(str(m.get("content", ""))) for m in request.messages)
-        return Reply(answer, _tokens(prompt), _tokens(len(json.dumps(answer))))
-
-    def extract(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        matches = {m["n"]: self._turns.get(_normalise(str(m.get("text", ""))), []) for m in messages}
-        votes: dict[str, int] = {}
-        for candidates in matches.values():
-            for session in {s for s, _ in candidates}:
-                votes[session] = votes.get(session, 0) + 1
-        if not votes:
-            return []
-        session = max(votes, key=lambda s: votes[s])
-        number: dict[str, int] = {}  # dia_id -> message number; a repeated text takes its turns in order
-        for n, cands in sorted(matches.items()):
-            free = [dia for s, dia in cands if s == session and dia not in number]
-            if free:
-                number[free[0]] = n
-        facts = []
-        for fact, dia_ids in self._facts.get(session, []):
-            last = max(dia_ids, key=_turn_number)
-            if last in number:
-                sources = sorted({number[d] for d in dia_ids if d in number})
-                facts.append({"text": fact, "sources": sources, "valid_from": None, "hypothetical": False})
-        return facts
-
-
-def _turn_number(dia_id: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", dia_id))
-
-
-def _dia_ids(raw: Iterable[Any]) -> list[str]:
-    """Observation turn ids as the turns spell them: ``"D26:14, D26:34"`` is two ids, ``"D:1:3"`` is ``D1:3``."""
-    out: list[str] = []
-    for item in raw:
-        for part in re.split(r"[;,\s]+", str(item).strip()):
-            match = re.fullmatch(r"D:?(\d+):(\d+)", part)
-            if match is not None:
-                out.append(f"D{int(match[1])}:{int(match[2])}")
-    return list(dict.fromkeys(out))
-
-
-def _tokens(characters: int) -> int:
-    return max(1, round(characters / 4))
-
-
 class ScriptedLLMServer:
     """An OpenAI-compatible HTTP server answering from a script; see the module docstring."""
 
@@ -253,7 +160,6 @@ class ScriptedLLMServer:
         script: Iterable[ScriptItem] = (),
         *,
         responder: Responder | None = None,
-        locomo: str | Path | LocomoReplay | None = None,
         embedding_dim: int = 64,
         json_mode_supported: bool = True,
         model: str = "scripted",
@@ -261,7 +167,6 @@ class ScriptedLLMServer:
         self._script: deque[ScriptItem] = deque(script)
         self.responder = responder
         """Answers chat requests once the script is empty (may be replaced at any time)."""
-        self._locomo = LocomoReplay.from_file(locomo) if isinstance(locomo, str | Path) else locomo
         self.embedding_dim = embedding_dim
         self.json_mode_supported = json_mode_supported
         self.model = model
@@ -386,10 +291,9 @@ class ScriptedLLMServer:
                 return Failure(400, "response_format json_object is not supported by this model")
             if self._script:
                 return self._script.popleft()
-        for responder in (self.responder, self._locomo):
-            answer = responder(request) if responder is not None else None
-            if answer is not None:
-                return answer
+        answer = self.responder(request) if self.responder is not None else None
+        if answer is not None:
+            return answer
         return Failure(500, "scripted server: the script is exhausted and no responder answered")
 
     def _chat_body(self, item: Reply, number: int) -> dict[str, Any]:

@@ -1,67 +1,19 @@
-"""Public helpers for plugin and adapter authors: a deterministic embedder, a behaviour suite to subclass, and
-(re-exported from ``scripted_llm``) an OpenAI-compatible HTTP server on 127.0.0.1 that answers from a script.
+"""The behaviour suite every memadapt store must pass: subclass ``MemoryContract`` and provide a ``memory`` fixture.
 
-``MemoryContract`` needs pytest (and pytest-asyncio is not required: it is sync). Subclass it and provide a
-``memory`` fixture yielding an empty ``Memory``; every backend and every wrapper should pass it unchanged.
+This is the one module of ``memadapt_core.testing`` that imports pytest (pytest-asyncio is not required: the suite is
+sync). The fixture yields an empty ``Memory``; every backend and every wrapper should pass the suite unchanged.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 import pytest
 
-from .embedders.base import Embedder, Vectors
-from .engine import Memory
-from .errors import ValidationError
-from .scripted_llm import (
-    ChatRequest,
-    Failure,
-    Garbage,
-    Hang,
-    LocomoReplay,
-    Reply,
-    ScriptedLLMServer,
-    hashed_embedding,
-    serve_scripted_llm,
-)
+from memadapt_core.engine import Memory
+from memadapt_core.errors import ValidationError
 
-__all__ = [
-    "ChatRequest",
-    "Failure",
-    "Garbage",
-    "Hang",
-    "HashEmbedder",
-    "LocomoReplay",
-    "MemoryContract",
-    "Reply",
-    "ScriptedLLMServer",
-    "hashed_embedding",
-    "serve_scripted_llm",
-]
-
-_TOKEN = re.compile(r"\w+")
-
-
-class HashEmbedder(Embedder):
-    """A deterministic bag-of-words embedder: texts sharing words are close. For tests of plugins and adapters."""
-
-    def __init__(self, dim: int = 64, name: str = "hash") -> None:
-        self.dim = dim
-        self.name = f"{name}-{dim}"
-
-    def _embed(self, texts: Sequence[str]) -> Vectors:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in _TOKEN.findall(text.lower()):
-                digest = hashlib.blake2b(token.encode(), digest_size=8).digest()
-                out[row, int.from_bytes(digest[:4], "little") % self.dim] += 1.0
-        return out
-
+__all__ = ["MemoryContract"]
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 
