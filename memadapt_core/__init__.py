@@ -17,11 +17,13 @@ from .errors import (
 )
 from .formatting import BLOCK_END, BLOCK_START
 from .hookspecs import hookimpl
-from .models import HistoryEvent, Kind, MemoryRecord, Page, Scope, ScopeIds, SearchHit
+from .models import JSON, HistoryEvent, Kind, MemoryRecord, Page, Scope, ScopeIds, SearchHit
+from .validation import fit_query, parse_json_object
 
 __all__ = [
     "BLOCK_END",
     "BLOCK_START",
+    "JSON",
     "AsyncMemory",
     "ConfigurationError",
     "Embedder",
@@ -46,5 +48,7 @@ __all__ = [
     "StoreLockedError",
     "StoreUnavailableError",
     "ValidationError",
+    "fit_query",
     "hookimpl",
+    "parse_json_object",
 ]
