@@ -18,11 +18,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     msg = "memadapt_autogen.ag2 needs AG2: pip install 'memadapt[ag2]'"
     raise ImportError(msg) from exc
 
-from memadapt_core import AsyncMemory, Kind, Memory, ValidationError
-from memadapt_core.models import JSON
-from memadapt_core.validation import fit_query
-
-from .scoping import require_scope, scope_ids
+from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, ValidationError, fit_query
 
 __all__ = ["MemadaptCapability"]
 
@@ -54,7 +50,7 @@ class MemadaptCapability:
         kinds: Sequence[Kind] | None = None,
         record: bool = True,
     ) -> None:
-        self._scope = require_scope(user_id, agent_id, session_id)
+        self._scope = Scope.of(user_id, agent_id, session_id)
         self._engine = memory.as_sync()
         self._search_options: dict[str, Any] = {
             "limit": limit,
@@ -74,7 +70,7 @@ class MemadaptCapability:
         query = fit_query(_last_text(messages), self._engine.settings.max_text_chars)
         if not query:
             return messages
-        hits = self._engine.search(query, **self._search_options, **scope_ids(self._scope))
+        hits = self._engine.search(query, **self._search_options, **self._scope.ids())
         if not hits:
             return messages
         return [*messages, {"role": "system", "content": self._engine.format_context(query, hits)}]
@@ -102,7 +98,7 @@ class MemadaptCapability:
         if name:
             record["name"] = str(name)
         try:
-            self._engine.add(record, kind="message", **scope_ids(self._scope))
+            self._engine.add(record, kind="message", **self._scope.ids())
         except ValidationError as exc:  # e.g. a pasted document over max_text_chars: the chat goes on
             logger.warning("memadapt did not store a %s message: %s", role, exc)
 

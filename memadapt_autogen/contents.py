@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from memadapt_core import SearchHit, ValidationError
-from memadapt_core.models import JSON
+from memadapt_core import JSON, SearchHit, ValidationError
 
 from ._framework import MemoryContent, MemoryMimeType
 

@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from memadapt_core import BLOCK_START
-from memadapt_core.validation import fit_query
+from memadapt_core import BLOCK_START, fit_query
 
 from ._framework import ChatCompletionContext, SystemMessage, UserMessage
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from memadapt_core.models import JSON
+from memadapt_core import JSON
 
 from ._framework import BaseAgentEvent, BaseChatMessage, HandoffMessage, MultiModalMessage, StopMessage
 

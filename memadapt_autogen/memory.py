@@ -36,7 +36,6 @@ from .config import MemadaptMemoryConfig
 from .contents import content_from_hit, fact_from_content
 from .context import last_user_text, replace_memory_message
 from .conversation import engine_messages
-from .scoping import require_scope, scope_ids
 
 __all__ = ["MemadaptMemory"]
 
@@ -94,7 +93,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             collection=collection,
             api_key=api_key,
         )
-        self._scope = require_scope(user_id, agent_id, session_id)
+        self._scope = Scope.of(user_id, agent_id, session_id)  # fails here, not at the first call
         store = {name: getattr(self._config, name) for name in _STORE_FIELDS}
         store = {name: value for name, value in store.items() if value is not None}
         if memory is not None and store:
@@ -126,7 +125,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         only through ``metadata["caption"]``. Anything else raises `memadapt_core.ValidationError`."""
         fact = fact_from_content(content)
         await _cancellable(
-            self._engine.add(fact.text, kind="fact", metadata=fact.metadata, **scope_ids(self._scope)),
+            self._engine.add(fact.text, kind="fact", metadata=fact.metadata, **self._scope.ids()),
             cancellation_token,
         )
 
@@ -140,9 +139,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         converted = engine_messages(messages, self._config.user_sources)
         if not converted:
             return []
-        return await _cancellable(
-            self._engine.add(converted, kind="message", **scope_ids(self._scope)), cancellation_token
-        )
+        return await _cancellable(self._engine.add(converted, kind="message", **self._scope.ids()), cancellation_token)
 
     async def query(
         self,
@@ -168,7 +165,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
 
     async def clear(self) -> None:
         """Delete every memory in exactly this scope (other users' and agents' memories stay)."""
-        await self._engine.delete_all(**scope_ids(self._scope))
+        await self._engine.delete_all(**self._scope.ids())
 
     async def close(self) -> None:
         """Close the engine if this memory opened it; an engine it was given stays open for its owner."""
@@ -183,7 +180,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             "kinds": self._config.kinds,
         }
         options.update({key: value for key, value in kwargs.items() if value is not None})
-        return await self._engine.search(query, **options, **scope_ids(self._scope))
+        return await self._engine.search(query, **options, **self._scope.ids())
 
     def _to_config(self) -> MemadaptMemoryConfig:
         if self._owns_engine:
