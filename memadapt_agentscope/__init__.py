@@ -1,9 +1,10 @@
-"""memadapt for AgentScope.
+"""memadapt for AgentScope, one subpackage per framework generation.
 
-- `MemadaptMemoryService`: agentscope-runtime 1.0.x's ``MemoryService`` (imports with or without the runtime).
-- `MemadaptMiddleware`, `memadapt_middleware_factory`, `memadapt_tools_factory`: AgentScope 2.x
-  (``pip install 'memadapt[agentscope]'``).
-- `MemadaptLongTermMemory`: AgentScope 1.x's ``LongTermMemoryBase``
+- `MemadaptMemoryService` (`memadapt_agentscope.runtime`): agentscope-runtime 1.0.x's ``MemoryService``
+  (imports with or without the runtime).
+- `MemadaptMiddleware`, `memadapt_middleware_factory`, `memadapt_tools_factory` (`memadapt_agentscope.agentscope2`):
+  AgentScope 2.x (``pip install 'memadapt[agentscope]'``).
+- `MemadaptLongTermMemory` (`memadapt_agentscope.agentscope1`): AgentScope 1.x's ``LongTermMemoryBase``
   (``pip install 'memadapt[agentscope-runtime]'``).
 
 AgentScope 1.x and 2.x cannot share an environment, so the framework-specific names are imported on first use:
@@ -15,12 +16,11 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from .service import MemadaptMemoryService
+from .runtime import MemadaptMemoryService
 
 if TYPE_CHECKING:
-    from .factories import memadapt_middleware_factory, memadapt_tools_factory
-    from .long_term_memory import MemadaptLongTermMemory
-    from .middleware import MemadaptMiddleware
+    from .agentscope1 import MemadaptLongTermMemory
+    from .agentscope2 import MemadaptMiddleware, memadapt_middleware_factory, memadapt_tools_factory
 
 __all__ = [
     "MemadaptLongTermMemory",
@@ -31,10 +31,10 @@ __all__ = [
 ]
 
 _LAZY = {
-    "MemadaptLongTermMemory": ".long_term_memory",
-    "MemadaptMiddleware": ".middleware",
-    "memadapt_middleware_factory": ".factories",
-    "memadapt_tools_factory": ".factories",
+    "MemadaptLongTermMemory": ".agentscope1",
+    "MemadaptMiddleware": ".agentscope2",
+    "memadapt_middleware_factory": ".agentscope2",
+    "memadapt_tools_factory": ".agentscope2",
 }
 
 

@@ -15,7 +15,7 @@ from agentscope.message import TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope_runtime.engine.schemas.agent_schemas import Message, TextContent
 
-import memadapt_agentscope  # noqa: F401  (before any test imports the runtime's memory services: see _runtime.py)
+import memadapt_agentscope  # noqa: F401  (before any test imports the runtime's memory services: see memadapt_agentscope/runtime/_framework.py)
 
 Step = str | tuple[str, dict[str, Any]]
 """One scripted model answer: a text reply, or a tool call ``(tool name, input)``."""

@@ -18,12 +18,12 @@ import asyncio
 from collections.abc import Collection
 from typing import Any
 
+from memadapt_agentscope._engine import EngineLike, as_async
 from memadapt_core import AsyncMemory, MemoryRecord, ValidationError
 from memadapt_core.validation import require_id
 
-from ._engine import EngineLike, as_async
-from ._runtime import MemoryServiceBase
-from .runtime_messages import from_record, query_text, to_engine_messages
+from ._framework import MemoryServiceBase
+from .messages import from_record, query_text, to_engine_messages
 
 __all__ = ["MemadaptMemoryService"]
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from memadapt_agentscope._engine import tool_texts
 from memadapt_core import AsyncMemory, MemadaptError, SearchHit
 
-from ._agentscope2 import (
+from ._framework import (
     AgentState,
     FunctionTool,
     PermissionBehavior,
@@ -21,7 +22,6 @@ from ._agentscope2 import (
     ToolChunk,
     ToolResultState,
 )
-from ._engine import tool_texts
 
 __all__ = ["MemoryTools"]
 

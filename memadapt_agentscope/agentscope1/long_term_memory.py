@@ -12,10 +12,10 @@ import asyncio
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from memadapt_agentscope._engine import EngineLike, as_async, tool_texts
 from memadapt_core import AsyncMemory, MemadaptError, SearchHit
 
-from ._agentscope1 import LongTermMemoryBase, Msg, TextBlock, ToolResponse
-from ._engine import EngineLike, as_async, tool_texts
+from ._framework import LongTermMemoryBase, Msg, TextBlock, ToolResponse
 
 __all__ = ["MemadaptLongTermMemory"]
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from memadapt_core import MemoryRecord, ValidationError
 
-from ._runtime import RuntimeMessage
+from ._framework import RuntimeMessage
 
 __all__ = ["STORED_MESSAGE_KEY", "from_record", "query_text", "to_engine_messages"]
 

@@ -20,9 +20,10 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Literal, TypeAlias
 
+from memadapt_agentscope._engine import EngineLike, as_async
 from memadapt_core import AsyncMemory, MemadaptError, SearchHit
 
-from ._agentscope2 import (
+from ._framework import (
     Agent,
     AgentEvent,
     AssistantMsg,
@@ -32,7 +33,6 @@ from ._agentscope2 import (
     ReplyStartEvent,
     ToolBase,
 )
-from ._engine import EngineLike, as_async
 from .tools import MemoryTools
 
 __all__ = ["DEFAULT_TOOL_INSTRUCTIONS", "MemadaptMiddleware", "Mode"]

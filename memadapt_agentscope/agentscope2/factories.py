@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeAlias
 
-from ._agentscope2 import MiddlewareBase, ToolBase
-from ._engine import EngineLike
+from memadapt_agentscope._engine import EngineLike
+
+from ._framework import MiddlewareBase, ToolBase
 from .middleware import DEFAULT_TOOL_INSTRUCTIONS, MemadaptMiddleware, Mode
 
 __all__ = ["MiddlewareFactory", "ToolFactory", "memadapt_middleware_factory", "memadapt_tools_factory"]
