@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 from memadapt_core import AsyncMemory, Memory
 
-__all__ = ["LANGCHAIN_KEY", "ScopeIds", "engine_views"]
+__all__ = ["LANGCHAIN_KEY", "engine_views"]
 
 LANGCHAIN_KEY = "langchain"
 """The record metadata key under which LangChain's own data lives (a document's metadata, a serialised message):
 nested, so any key round-trips (the engine refuses system field names such as ``id`` at the top level)."""
-
-
-class ScopeIds(TypedDict):
-    """The scope keyword arguments of every engine call (``None`` does not constrain)."""
-
-    user_id: str | None
-    agent_id: str | None
-    session_id: str | None
 
 
 def engine_views(memory: Memory | AsyncMemory) -> tuple[Memory, AsyncMemory]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from memadapt_core import MemoryRecord
-from memadapt_core.models import JSON
+from memadapt_core import JSON, MemoryRecord
 
 from ._engine import LANGCHAIN_KEY
 from ._framework import BaseMessage, message_to_dict, messages_from_dict

@@ -15,11 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from memadapt_core import MemoryRecord, SearchHit
-from memadapt_core.models import JSON
-from memadapt_core.validation import parse_json_object
+from memadapt_core import JSON, MemoryRecord, ScopeIds, SearchHit, ValidationError, parse_json_object
 
-from ._engine import ScopeIds
 from ._framework import Item, MatchCondition, SearchItem, get_text_at_path
 
 __all__ = [
@@ -147,6 +144,6 @@ def matches(namespace: tuple[str, ...], conditions: Sequence[MatchCondition]) ->
         if cond.match_type == "suffix" and not _label_match(reversed(namespace), reversed(cond.path)):
             return False
         if cond.match_type not in ("prefix", "suffix"):
-            msg = f"match_type: unsupported {cond.match_type!r}; use 'prefix' or 'suffix'"
-            raise ValueError(msg)
+            field = "match_type"
+            raise ValidationError(field, f"unsupported {cond.match_type!r}; use 'prefix' or 'suffix'")
     return True

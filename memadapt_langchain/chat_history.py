@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memadapt_core import AsyncMemory, Memory, MemoryRecord
+from memadapt_core import AsyncMemory, Memory, MemoryRecord, ScopeIds
 
-from ._engine import ScopeIds, engine_views
+from ._engine import engine_views
 from ._framework import BaseChatMessageHistory, BaseMessage
 from ._messages import message_input, record_message
 
@@ -36,22 +36,10 @@ class MemadaptChatMessageHistory(BaseChatMessageHistory):
         self._scope = ScopeIds(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
     def _records(self) -> list[MemoryRecord]:
-        records: list[MemoryRecord] = []
-        cursor: str | None = None
-        while True:
-            page = self._sync.list(kinds=["message"], limit=_PAGE, cursor=cursor, **self._scope)
-            records += page.records
-            if (cursor := page.next_cursor) is None:
-                return records
+        return list(self._sync.iter_records(kinds=["message"], page_size=_PAGE, **self._scope))
 
     async def _arecords(self) -> list[MemoryRecord]:
-        records: list[MemoryRecord] = []
-        cursor: str | None = None
-        while True:
-            page = await self._async.list(kinds=["message"], limit=_PAGE, cursor=cursor, **self._scope)
-            records += page.records
-            if (cursor := page.next_cursor) is None:
-                return records
+        return [r async for r in self._async.iter_records(kinds=["message"], page_size=_PAGE, **self._scope)]
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]

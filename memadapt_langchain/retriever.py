@@ -8,8 +8,7 @@ from typing import Any
 
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import AsyncMemory, Kind, Memory, SearchHit
-from memadapt_core.models import JSON
+from memadapt_core import JSON, AsyncMemory, Kind, Memory, SearchHit
 
 from ._engine import engine_views
 from ._framework import (

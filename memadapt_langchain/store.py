@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import islice
 
-from memadapt_core import AsyncMemory, Memory, MemoryRecord
-from memadapt_core.models import JSON
+from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, ScopeIds, ValidationError
 
-from ._engine import ScopeIds, engine_views
+from ._engine import engine_views
 from ._framework import (
     BaseStore,
     GetOp,
@@ -79,8 +79,8 @@ class MemadaptStore(BaseStore):
         fields: Sequence[str] = ("$",),
     ) -> None:
         if user_id_position is not None and user_id_position < 0:
-            msg = f"user_id_position: must be a label index from the start (>= 0), not {user_id_position}"
-            raise ValueError(msg)
+            field = "user_id_position"
+            raise ValidationError(field, f"must be a label index from the start (>= 0), not {user_id_position}")
         self._sync, self._async = engine_views(memory)
         self._scope = NamespaceScope(agent_id, user_id_position)
         self._fields = tuple(fields)
@@ -137,15 +137,9 @@ class MemadaptStore(BaseStore):
         return _namespaces(self._items(self._scope(()), flt, None), op)
 
     def _items(self, scope: ScopeIds, flt: dict[str, JSON], want: int | None) -> list[MemoryRecord]:
-        """Item records oldest first, page by page, until ``want`` (None: all) are in hand."""
-        records: list[MemoryRecord] = []
-        cursor: str | None = None
-        while want is None or len(records) < want:
-            page = self._sync.list(kinds=["fact"], limit=_PAGE, cursor=cursor, filters=flt, **scope)
-            records += page.records
-            if (cursor := page.next_cursor) is None:
-                break
-        return records
+        """The first ``want`` item records (None: all), oldest first."""
+        records = self._sync.iter_records(kinds=["fact"], filters=flt, page_size=_PAGE, **scope)
+        return list(records if want is None else islice(records, max(want, 0)))
 
     # ---- async --------------------------------------------------------------------------------------------
 
@@ -196,12 +190,12 @@ class MemadaptStore(BaseStore):
         return _namespaces(await self._aitems(self._scope(()), flt, None), op)
 
     async def _aitems(self, scope: ScopeIds, flt: dict[str, JSON], want: int | None) -> list[MemoryRecord]:
-        """Item records oldest first, page by page, until ``want`` (None: all) are in hand."""
+        """The first ``want`` item records (None: all), oldest first."""
         records: list[MemoryRecord] = []
-        cursor: str | None = None
-        while want is None or len(records) < want:
-            page = await self._async.list(kinds=["fact"], limit=_PAGE, cursor=cursor, filters=flt, **scope)
-            records += page.records
-            if (cursor := page.next_cursor) is None:
+        if want is not None and want <= 0:
+            return records
+        async for record in self._async.iter_records(kinds=["fact"], filters=flt, page_size=_PAGE, **scope):
+            records.append(record)
+            if len(records) == want:
                 break
         return records

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memadapt_core import AsyncMemory, Kind, Memory
+from memadapt_core import AsyncMemory, Kind, Memory, ScopeIds
 
-from ._engine import ScopeIds, engine_views
+from ._engine import engine_views
 from ._framework import RunnableConfig, StructuredTool
 
 __all__ = ["create_save_memory_tool", "create_search_memory_tool"]

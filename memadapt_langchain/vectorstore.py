@@ -6,10 +6,9 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memadapt_core import AsyncMemory, Memory, MemoryRecord, SearchHit, ValidationError
-from memadapt_core.models import JSON
+from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, ScopeIds, SearchHit, ValidationError
 
-from ._engine import LANGCHAIN_KEY, ScopeIds, engine_views
+from ._engine import LANGCHAIN_KEY, engine_views
 from ._framework import Document, Embeddings, VectorStore
 
 __all__ = ["DEFAULT_AGENT_ID", "MemadaptVectorStore"]
@@ -73,8 +72,8 @@ class MemadaptVectorStore(VectorStore):
     def _messages(documents: Sequence[Document], ids: Sequence[str | None] | None) -> list[dict[str, JSON]]:
         given = ids if ids is not None else [doc.id for doc in documents]
         if len(given) != len(documents):
-            msg = f"ids: got {len(given)} ids for {len(documents)} documents"
-            raise ValueError(msg)
+            field = "ids"
+            raise ValidationError(field, f"got {len(given)} ids for {len(documents)} documents")
         return [
             {"content": doc.page_content, "id": id_ or str(uuid.uuid4()), "metadata": {LANGCHAIN_KEY: doc.metadata}}
             for doc, id_ in zip(documents, given, strict=True)
@@ -164,11 +163,11 @@ class MemadaptVectorStore(VectorStore):
         ``embedding`` must be None: the engine embeds with the embedder it was built with.
         """
         if embedding is not None:
-            msg = "embedding: the engine embeds with its own embedder (Memory(embedder=...)); pass None"
-            raise ValueError(msg)
+            field = "embedding"
+            raise ValidationError(field, "the engine embeds with its own embedder (Memory(embedder=...)); pass None")
         if memory is None:
-            msg = "memory: pass the engine to store in, e.g. memory=Memory(path='./memories')"
-            raise ValueError(msg)
+            field = "memory"
+            raise ValidationError(field, "pass the engine to store in, e.g. memory=Memory(path='./memories')")
         store = cls(memory, **kwargs)
         store.add_texts(texts, metadatas, ids=ids)
         return store
