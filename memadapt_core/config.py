@@ -6,14 +6,23 @@ Read when an engine is built, never at import. Nested groups use ``__``: ``MEMAD
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["EmbedderSettings", "LLMSettings", "MemorySettings", "RetrievalSettings", "default_path"]
+__all__ = [
+    "EmbedderSettings",
+    "LLMSettings",
+    "MemorySettings",
+    "RetrievalSettings",
+    "default_path",
+    "openai_base_url",
+    "openai_key",
+]
 
 BackendName = Literal["edge", "qdrant", "qdrant-local"]
 
@@ -41,6 +50,15 @@ class RetrievalSettings(BaseModel):
     date_window_before_days: float = Field(1.0, ge=0)
     date_window_after_days: float = Field(14.0, ge=0)
     when_boost: float = Field(0.29, ge=0, description="'when' questions favour memories that mention a time")
+    recency_boost: float = Field(
+        0.02, ge=0, description="x a hit's recency among the candidates (0 oldest .. 1 newest): near-ties go newest"
+    )
+    present_boost: float = Field(
+        0.05, ge=0, description="the recency weight instead, for questions in the present tense ('where do I live?')"
+    )
+    current_boost: float = Field(
+        0.2, ge=0, description="the recency weight instead, for 'current', 'now', 'latest', 'still' questions"
+    )
     context_prev: int = Field(4, ge=0, le=10, description="previous turns whose words index a message")
     context_next: int = Field(2, ge=0, le=10, description="following turns whose words index a message")
     index_dates: bool = Field(True, description="index a message's sparse vector with the date it was said")
@@ -49,6 +67,8 @@ class RetrievalSettings(BaseModel):
 
 class EmbedderSettings(BaseModel):
     """Which embedder makes the dense vectors. Changing it on an existing collection is a ConfigurationError."""
+
+    model_config = ConfigDict(hide_input_in_errors=True)  # an error never echoes what it was given: keys
 
     provider: str = "wordllama"
     model: str | None = None  # wordllama: "l2_supercat" dims 256; openai: "text-embedding-3-small"; fastembed: a name
@@ -60,7 +80,11 @@ class EmbedderSettings(BaseModel):
 
 
 class LLMSettings(BaseModel):
-    """An OpenAI-compatible chat model for consolidation. Without ``base_url`` and ``model`` nothing is consolidated."""
+    """An OpenAI-compatible chat model for consolidation: a ``model`` and an endpoint (``base_url``, or a key for
+    api.openai.com). With neither a model nor an endpoint nothing is consolidated; with only one of them
+    ``MemorySettings`` refuses to build (``missing()`` says what is missing)."""
+
+    model_config = ConfigDict(hide_input_in_errors=True)  # an error never echoes what it was given: keys
 
     provider: str = "openai"  # any OpenAI-compatible chat endpoint; plugins register others
     base_url: str | None = None
@@ -74,12 +98,55 @@ class LLMSettings(BaseModel):
     def configured(self) -> bool:
         return bool(self.model) and bool(self.base_url or self.api_key)
 
+    @property
+    def requested(self) -> bool:
+        """Whether any of model, endpoint or key is set: the user asked for consolidation."""
+        return bool(self.model or self.base_url or self.api_key)
+
+    def with_environment(self) -> LLMSettings:
+        """The openai provider's endpoint and key completed from ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY``, as
+        the openai SDK does, when memadapt's own are not set; other providers are left as they are."""
+        if self.provider != "openai" or not (self.model or self.base_url):
+            return self  # an unused LLM does not pick up a key meant for something else
+        update = {"base_url": openai_base_url(self.base_url), "api_key": openai_key(self.api_key)}
+        update = {name: value for name, value in update.items() if value is not None}
+        return self.model_copy(update=update) if update else self
+
+    def missing(self) -> str | None:
+        """What a half-configured LLM lacks, as ``field: fix``; None when it is complete or not asked for. A key
+        alone asks for nothing (it may be set for other tools)."""
+        if self.model and not (self.base_url or self.api_key):
+            return (
+                "llm.base_url: llm.model is set but there is no endpoint: set MEMADAPT_LLM__BASE_URL (a local "
+                "server), or MEMADAPT_LLM__API_KEY or OPENAI_API_KEY (api.openai.com)"
+            )
+        if self.base_url and not self.model:
+            return "llm.model: llm.base_url is set but no chat model is named: set MEMADAPT_LLM__MODEL (or model=...)"
+        return None
+
+
+def openai_key(explicit: SecretStr | None) -> SecretStr | None:
+    """memadapt's own key, else ``OPENAI_API_KEY`` (read now, when a client is built, never at import)."""
+    if explicit is not None and explicit.get_secret_value():
+        return explicit
+    env = os.environ.get("OPENAI_API_KEY", "").strip()
+    return SecretStr(env) if env else None
+
+
+def openai_base_url(explicit: str | None) -> str | None:
+    """memadapt's own endpoint, else ``OPENAI_BASE_URL`` (the openai SDK's fallback, made visible here)."""
+    return explicit or os.environ.get("OPENAI_BASE_URL", "").strip() or None
+
 
 class MemorySettings(BaseSettings):
     """Everything an engine needs; all optional. ``Memory()`` with nothing set opens the embedded default store."""
 
     model_config = SettingsConfigDict(
-        env_prefix="MEMADAPT_", env_nested_delimiter="__", extra="forbid", validate_default=True
+        env_prefix="MEMADAPT_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+        hide_input_in_errors=True,  # the input holds the keys: an error names the field, never echoes its value
     )
 
     path: str | None = Field(None, description="embedded store folder (edge, or qdrant-local with a path)")
@@ -90,7 +157,12 @@ class MemorySettings(BaseSettings):
     collection: str | None = None
     shard_key: str | None = Field(None, description="custom-sharded clusters: the shard key to read and write")
     timeout: float = Field(10.0, gt=0, description="seconds, for a Qdrant server")
-    max_text_chars: int = Field(32_000, ge=1)
+    max_text_chars: int = Field(
+        1_000_000, ge=1, description="longest text accepted (a guard against absurd input; longer is refused)"
+    )
+    passage_chars: int = Field(
+        2_000, ge=100, description="a text longer than this is embedded a passage at a time (vectors averaged)"
+    )
     max_limit: int = Field(1_000, ge=1)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
@@ -130,6 +202,16 @@ class MemorySettings(BaseSettings):
             msg = "collection must be 1-255 bytes of UTF-8, without '/', '\\' or NUL, and not '.' or '..'"
             raise ValueError(msg)
         return name
+
+    @model_validator(mode="after")
+    def _complete_llm(self) -> Self:
+        """The LLM's key and endpoint from the environment (now: when an engine is built), then a clear error for
+        a half-configured LLM instead of a memory that silently consolidates nothing."""
+        self.llm = self.llm.with_environment()
+        problem = self.llm.missing()
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
     def resolved_backend(self) -> BackendName:
         if self.backend is not None:

@@ -33,7 +33,7 @@ AnswerParser = Callable[[Any], T]
 """Decoded JSON -> a validated value; raises ``MalformedAnswerError`` or ``pydantic.ValidationError``."""
 
 _RETRY_STATUSES = frozenset({408, 409, 429})
-_PLACEHOLDER_KEY = "not-needed"  # local servers (Ollama, vLLM) ignore the key, the openai client requires one
+_PLACEHOLDER_KEY = "not-needed"  # keyless servers (Ollama, vLLM) ignore it; the openai client requires one
 
 
 @dataclass
@@ -74,17 +74,17 @@ class LLMClientBase:
             k: v for k, v in overrides.items() if v is not None
         }
         try:
-            self.settings = LLMSettings.model_validate(values)
+            settings = LLMSettings.model_validate(values)
         except pydantic.ValidationError as exc:
             first = exc.errors()[0]
             msg = f"llm.{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
             raise ConfigurationError(msg) from exc
+        self.settings = settings.with_environment()  # OPENAI_API_KEY / OPENAI_BASE_URL, read now
         if not self.settings.model:
             msg = "llm.model: name the chat model (MEMADAPT_LLM__MODEL or model=...)"
             raise ConfigurationError(msg)
-        if not (self.settings.base_url or self.settings.api_key):
-            msg = "llm.base_url: give an OpenAI-compatible endpoint (MEMADAPT_LLM__BASE_URL), or an api_key"
-            raise ConfigurationError(msg)
+        if (problem := self.settings.missing()) is not None:
+            raise ConfigurationError(problem)
         if parse_retries < 0 or backoff < 0 or backoff_max < 0:
             msg = "llm: parse_retries, backoff and backoff_max must not be negative"
             raise ConfigurationError(msg)
@@ -105,6 +105,7 @@ class LLMClientBase:
 
     def _client_options(self) -> dict[str, Any]:
         # Retries are ours (they also cover malformed answers and count per operation), so the SDK's are off.
+        # No key at all (neither memadapt's nor OPENAI_API_KEY) only reaches here with a base_url: a keyless server.
         key = self.settings.api_key.get_secret_value() if self.settings.api_key else _PLACEHOLDER_KEY
         return {
             "base_url": self.settings.base_url,

@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from memadapt_core.config import EmbedderSettings
+from memadapt_core.config import EmbedderSettings, openai_base_url, openai_key
 from memadapt_core.embedders.base import Embedder, Vectors
 from memadapt_core.errors import ConfigurationError, EmbeddingError
 
 __all__ = ["OpenAIEmbedder"]
 
 _CHUNK = 256  # inputs per request; well under every server's limit
+_PLACEHOLDER_KEY = "not-needed"  # keyless servers (Ollama, vLLM) ignore it; the openai client requires one
 
 
 class OpenAIEmbedder(Embedder):
@@ -25,10 +26,25 @@ class OpenAIEmbedder(Embedder):
         import openai
 
         if not settings.model:
-            msg = "embedder.model: the openai embedder needs a model name (e.g. text-embedding-3-small)"
+            msg = (
+                "embedder.model: the openai embedder needs a model name: set MEMADAPT_EMBEDDER__MODEL "
+                "(e.g. text-embedding-3-small)"
+            )
             raise ConfigurationError(msg)
-        key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
-        common: dict[str, Any] = {"api_key": key, "base_url": settings.base_url, "timeout": settings.timeout}
+        # Read now, when the engine is built: memadapt's own settings, else the openai SDK's environment variables.
+        base_url = openai_base_url(settings.base_url)
+        key = openai_key(settings.api_key)
+        if key is None and base_url is None:
+            msg = (
+                "embedder.api_key: the openai embedder at api.openai.com needs a key: set MEMADAPT_EMBEDDER__API_KEY "
+                "or OPENAI_API_KEY (or MEMADAPT_EMBEDDER__BASE_URL for a server that needs none)"
+            )
+            raise ConfigurationError(msg)
+        common: dict[str, Any] = {
+            "api_key": key.get_secret_value() if key is not None else _PLACEHOLDER_KEY,  # no key: a keyless server
+            "base_url": base_url,
+            "timeout": settings.timeout,
+        }
         self._client = openai.OpenAI(max_retries=2, **common)
         self._common = common
         self._aclient: openai.AsyncOpenAI | None = None  # made on first async use, inside the running loop
