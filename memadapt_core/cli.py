@@ -1,7 +1,8 @@
 """The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize.
 
-Human output by default, ``--json`` for scripts. Exit codes: 0 done; 1 nothing found (search, get, delete);
-2 bad input or usage; 3 store unavailable or locked; 4 configuration error; 5 any other memadapt error.
+Human output by default, ``--json`` for scripts; global options go before or after the command. Exit codes
+(``EXIT_CODES``, shown by ``--help``): 0 done; 1 nothing found (search, delete); 2 bad input or usage; 3 store
+unavailable or locked; 4 configuration error (a setting, or a missing extra); 5 any other error; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -9,17 +10,30 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from importlib import metadata
 from typing import Any
+
+import pydantic
 
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
 from .models import MemoryRecord, SearchHit
 
-__all__ = ["main"]
+__all__ = ["EXIT_CODES", "main"]
 
-EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_STORE, EXIT_CONFIG, EXIT_ERROR = 0, 1, 2, 3, 4, 5
+EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_STORE, EXIT_CONFIG, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
+EXIT_CODES = {
+    EXIT_OK: "done",
+    EXIT_NOT_FOUND: "nothing found (search; delete of an id)",
+    EXIT_INPUT: "bad input or usage",
+    EXIT_STORE: "store unavailable or locked",
+    EXIT_CONFIG: "configuration error: a setting, or a missing extra (the message gives the install line)",
+    EXIT_ERROR: "any other error",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
 
 
 def _scope_args(p: argparse.ArgumentParser) -> None:
@@ -28,14 +42,41 @@ def _scope_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session", dest="session_id", help="session id")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memadapt", description="Long-term memory for LLM agents.")
-    parser.add_argument("--path", help="embedded store folder (default: MEMADAPT_PATH or the user data dir)")
-    parser.add_argument("--url", help="a Qdrant server, instead of the embedded store")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
+    """The options every command takes, before or after its name. After it they default to "not given"
+    (``SUPPRESS``), so a subcommand's defaults never overwrite what was given before the command."""
+    options = argparse.ArgumentParser(add_help=False)
+    unset: dict[str, Any] = {"default": argparse.SUPPRESS} if after_command else {}
+    options.add_argument("--path", help="embedded store folder (default: MEMADAPT_PATH or the user data dir)", **unset)
+    options.add_argument("--url", help="a Qdrant server, instead of the embedded store", **unset)
+    options.add_argument(
+        "--embedder", help="dense embedder: wordllama (default), openai, fastembed (MEMADAPT_EMBEDDER__*)", **unset
+    )
+    options.add_argument("--json", action="store_true", help="machine-readable output", **unset)
+    return options
 
-    add = sub.add_parser("add", help="store a message or a fact")
+
+def _version() -> str:
+    try:
+        return metadata.version("memadapt")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def _parser() -> argparse.ArgumentParser:
+    epilog = "exit codes:\n" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES.items())
+    parser = argparse.ArgumentParser(
+        prog="memadapt",
+        description="Long-term memory for LLM agents.",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_global_options(after_command=False)],
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    after = [_global_options(after_command=True)]
+
+    add = sub.add_parser("add", parents=after, help="store a message or a fact")
     add.add_argument("text")
     _scope_args(add)
     add.add_argument("--kind", default="message", choices=["message", "fact", "insight"])
@@ -45,30 +86,34 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--timestamp", help="when it was said (ISO 8601)")
     add.add_argument("--metadata", help="JSON object")
 
-    search = sub.add_parser("search", help="hybrid, time-aware search in one scope")
+    search = sub.add_parser("search", parents=after, help="hybrid, time-aware search in one scope")
     search.add_argument("query")
     _scope_args(search)
     search.add_argument("--limit", type=int, default=5)
     search.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight"])
     search.add_argument("--threshold", type=float)
 
-    lst = sub.add_parser("list", help="records of a scope, oldest first")
+    lst = sub.add_parser("list", parents=after, help="records of a scope, oldest first")
     _scope_args(lst)
     lst.add_argument("--limit", type=int, default=50)
     lst.add_argument("--cursor")
     lst.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight"])
 
-    delete = sub.add_parser("delete", help="delete one record by id, or everything in a scope")
+    delete = sub.add_parser("delete", parents=after, help="delete one record by id, or everything in a scope")
     delete.add_argument("id", nargs="?")
     _scope_args(delete)
 
-    export = sub.add_parser("export", help="write records as JSON Lines")
+    export = sub.add_parser("export", parents=after, help="write records as JSON Lines")
     export.add_argument("file")
     _scope_args(export)
-    imp = sub.add_parser("import", help="read a JSON Lines export (re-embedding)")
+    imp = sub.add_parser("import", parents=after, help="read a JSON Lines export (re-embedding)")
     imp.add_argument("file")
-    sub.add_parser("stats", help="what the store holds")
-    sub.add_parser("optimize", help="compact the embedded store (faster search), vacuum deleted records, flush the log")
+    sub.add_parser("stats", parents=after, help="what the store holds")
+    sub.add_parser(
+        "optimize",
+        parents=after,
+        help="compact the embedded store (faster search), vacuum deleted records, flush the log",
+    )
     return parser
 
 
@@ -161,27 +206,55 @@ def _emit(ns: argparse.Namespace, data: Any, lines: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ns = _parser().parse_args(argv)
+    """Run one command; returns its exit code (``EXIT_CODES``) instead of raising, usage errors included."""
+    try:
+        ns = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version (0) and usage errors (2): argparse has printed them
+        return exc.code if isinstance(exc.code, int) else EXIT_INPUT
     try:
         options: dict[str, Any] = {}
         if ns.path:
             options["path"] = ns.path
         if ns.url:
             options["url"] = ns.url
+        if ns.embedder:
+            options["embedder"] = {"provider": ns.embedder}  # a dict: MEMADAPT_EMBEDDER__MODEL etc. still apply
         with Memory(**options) as mem:
             return _run(ns, mem)
     except ValidationError as exc:
-        print(f"memadapt: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+        return _fail(exc, EXIT_INPUT)
     except StoreUnavailableError as exc:
-        print(f"memadapt: {exc}", file=sys.stderr)
-        return EXIT_STORE
+        return _fail(exc, EXIT_STORE)
     except ConfigurationError as exc:
-        print(f"memadapt: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
+        return _fail(exc, EXIT_CONFIG)
+    except ImportError as exc:  # a missing extra: its message is the install line
+        return _fail(exc, EXIT_CONFIG)
     except MemadaptError as exc:
-        print(f"memadapt: {exc}", file=sys.stderr)
+        return _fail(exc, EXIT_ERROR)
+    except KeyboardInterrupt:
+        print("memadapt: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # a bug: keep the traceback for the report, but not exit 1 ("nothing found")
+        traceback.print_exc()
         return EXIT_ERROR
+
+
+def _fail(exc: BaseException, code: int) -> int:
+    print(f"memadapt: {_one_line(exc)}", file=sys.stderr)
+    return code
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error on one line: a settings error as ``field: problem`` (pydantic's report spans several lines)."""
+    cause = exc.__cause__
+    if isinstance(cause, pydantic.ValidationError):
+        problems = []
+        for error in cause.errors():
+            where = ".".join(str(part) for part in error["loc"])
+            problem = error["msg"].removeprefix("Value error, ")
+            problems.append(f"{where}: {problem}" if where else problem)
+        return "invalid settings: " + "; ".join(problems)
+    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
-from memadapt_core.cli import main
+from memadapt_core.cli import EXIT_CODES, main
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -55,3 +57,89 @@ def test_export_import_list_delete_round_trip(tmp_path: Path, capsys: pytest.Cap
     assert "deleted 1" in _run(capsys, "--path", b, "delete", "--user", "ann", "--session", "s1")[1]
     code, out, _ = _run(capsys, "--path", b, "--json", "stats")
     assert (code, json.loads(out)["points"]) == (0, 1)
+
+
+def test_global_options_may_follow_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "store")
+    _run(capsys, "add", "I keep bees", "--user", "ann", "--path", store)
+
+    code, out, _ = _run(capsys, "search", "bees", "--user", "ann", "--json", "--path", store)
+
+    assert code == 0
+    assert json.loads(out)[0]["record"]["text"] == "I keep bees"
+
+
+def test_a_global_option_before_the_command_is_not_reset_by_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "store")
+    _run(capsys, "--path", store, "add", "I keep bees", "--user", "ann")
+
+    code, out, _ = _run(capsys, "--json", "--path", store, "stats")
+
+    assert (code, json.loads(out)["points"]) == (0, 1)
+
+
+def test_version_prints_the_installed_distribution_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--version")
+
+    assert code == 0
+    assert out.strip() == f"memadapt {metadata.version('memadapt')}"
+
+
+def test_help_documents_every_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--help")
+
+    assert code == 0
+    for exit_code, meaning in EXIT_CODES.items():
+        assert f"{exit_code:<4} {meaning}" in out
+
+
+def test_a_usage_error_returns_two_instead_of_raising(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "search")
+
+    assert code == 2
+    assert "query" in err
+
+
+@pytest.fixture
+def without_fastembed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fastembed extra as if it were not installed (a None entry makes ``import fastembed`` fail)."""
+    monkeypatch.setitem(sys.modules, "fastembed", None)
+
+
+@pytest.mark.usefixtures("without_fastembed")
+def test_a_missing_extra_is_a_one_line_configuration_error_with_the_install_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(capsys, "stats", "--path", str(tmp_path / "store"), "--embedder", "fastembed")
+
+    assert code == 4
+    assert err.count("\n") == 1
+    assert "pip install 'memadapt[fastembed]'" in err
+
+
+@pytest.mark.usefixtures("without_fastembed")
+def test_a_missing_extra_selected_by_settings_is_a_configuration_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMADAPT_EMBEDDER__PROVIDER", "fastembed")
+
+    code, _, err = _run(capsys, "--path", str(tmp_path / "store"), "stats")
+
+    assert code == 4
+    assert "pip install 'memadapt[fastembed]'" in err
+
+
+def test_a_half_configured_llm_is_a_one_line_configuration_error_naming_the_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEMADAPT_LLM__MODEL", "gpt-4o-mini")
+
+    code, _, err = _run(capsys, "--path", str(tmp_path / "store"), "stats")
+
+    assert code == 4
+    assert err.count("\n") == 1
+    assert "llm.base_url" in err
