@@ -4,11 +4,12 @@ PYTHON ?= python3
 VENV := .venv
 RT_VENV := .venv-runtime
 BENCH_VENV := .venv-bench
+DEMO_VENV := .venv-demo
 PY := $(VENV)/bin/python
 RT_PY := $(RT_VENV)/bin/python
 PIP_FLAGS := --disable-pip-version-check --no-input --quiet
 
-.PHONY: demo test lint typecheck pytest pytest-runtime setup setup-runtime bench bench-peers soak format clean
+.PHONY: demo test lint typecheck pytest pytest-runtime setup setup-runtime setup-demo bench bench-peers soak format clean
 
 setup: $(VENV)/.installed
 
@@ -27,8 +28,17 @@ $(RT_VENV)/.installed: pyproject.toml requirements/agentscope-runtime.txt
 	$(RT_PY) -m pip install $(PIP_FLAGS) -r requirements/agentscope-runtime.txt -e .
 	touch $@
 
-demo: setup
-	$(PY) examples/quickstart.py
+# The demo needs the core only: its own venv with `pip install -e .` (no extras, no dev tools).
+setup-demo: $(DEMO_VENV)/.installed
+
+$(DEMO_VENV)/.installed: pyproject.toml
+	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install $(PIP_FLAGS) --upgrade "pip>=24"
+	$(DEMO_VENV)/bin/python -m pip install $(PIP_FLAGS) -e .
+	touch $@
+
+demo: setup-demo
+	$(DEMO_VENV)/bin/python examples/quickstart.py
 
 lint: setup
 	$(VENV)/bin/ruff check .
@@ -68,4 +78,4 @@ soak: setup
 	MEMADAPT_SOAK=1 $(PY) -m pytest tests/reliability -q -m soak -s
 
 clean:
-	rm -rf $(VENV) $(RT_VENV) $(BENCH_VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(RT_VENV) $(BENCH_VENV) $(DEMO_VENV) .mypy_cache .ruff_cache .pytest_cache
