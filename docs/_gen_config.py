@@ -35,15 +35,14 @@ NOTES: dict[str, str] = {
     "backend": "`edge` (embedded, the default without `url`), `qdrant` (a server, the default with `url`) or "
     "`qdrant-local` (qdrant-client's local mode, for comparison only)",
     "collection": "collection name (default `memadapt_<embedder>_<dim>`); on the embedded store also its folder",
-    "max_text_chars": "longest text (message, fact, query) accepted; longer is a `ValidationError`",
     "max_limit": "largest `limit` a search or a list page may ask for",
     "embedder.provider": "`wordllama` (offline default), `openai` (any OpenAI-compatible `/embeddings`), "
     "`fastembed` (extra), or a name a plugin registers",
     "embedder.model": "wordllama: `l2_supercat` (default); openai: e.g. `text-embedding-3-small` (required); "
     "fastembed: a model name (required)",
     "embedder.dim": "vector size (wordllama: 256 by default; openai and fastembed: probed when not given)",
-    "embedder.base_url": "openai: the endpoint, e.g. `http://localhost:11434/v1` for Ollama",
-    "embedder.api_key": "openai: the endpoint's key",
+    "embedder.base_url": "openai: the endpoint, e.g. `http://localhost:11434/v1` for Ollama (else `OPENAI_BASE_URL`)",
+    "embedder.api_key": "openai: the endpoint's key (else `OPENAI_API_KEY`)",
     "embedder.model_path": "fastembed: a local ONNX model folder",
     "embedder.timeout": "seconds per embedding request (openai)",
     "retrieval.dense_weight": "weight of the dense (meaning) signal in the fused score",
@@ -53,9 +52,9 @@ NOTES: dict[str, str] = {
     "retrieval.date_window_before_days": "days before a date named in the query that earn the date boost",
     "retrieval.date_window_after_days": "days after an absolute date named in the query that earn the date boost",
     "llm.provider": "`openai` (any OpenAI-compatible chat endpoint), or a name a plugin registers",
-    "llm.base_url": "the chat endpoint, e.g. `http://localhost:11434/v1` (Ollama)",
-    "llm.api_key": "the endpoint's key",
-    "llm.model": "the chat model; with `base_url` or `api_key` it turns consolidation on",
+    "llm.base_url": "the chat endpoint, e.g. `http://localhost:11434/v1` (Ollama); else `OPENAI_BASE_URL`",
+    "llm.api_key": "the endpoint's key; else `OPENAI_API_KEY` (api.openai.com needs no `base_url`)",
+    "llm.model": "the chat model; with an endpoint it turns consolidation on (one without the other is refused)",
     "llm.timeout": "seconds per LLM request",
     "llm.max_retries": "retries of a failed or malformed LLM answer",
     "llm.temperature": "sampling temperature of the consolidation calls",
@@ -103,6 +102,8 @@ FOOTER = f"""\
 |---|---|
 | `{PREFIX}DISABLE_PLUGINS` | `1` disables every entry-point plugin; `name1,name2` only those (see the README's hooks) |
 | `{PREFIX}SOAK` | tests only: `1` runs the long soak tests (`make soak`) |
+| `OPENAI_API_KEY` | the `openai` embedder's and LLM's key when memadapt's own (`api_key` above) is not set |
+| `OPENAI_BASE_URL` | their endpoint when memadapt's own (`base_url` above) is not set, as the openai SDK does |
 """
 
 
@@ -178,9 +179,10 @@ def undocumented() -> list[str]:
 
 
 def stale_notes() -> list[str]:
-    """Lines in ``NOTES`` that name no setting (a renamed or removed field)."""
-    known = {dotted for _, model, prefix in _groups() for dotted, _ in _rows(model, prefix)}
-    return sorted(set(NOTES) - known)
+    """Lines in ``NOTES`` that name no setting (a renamed or removed field), or one whose ``description=`` now says
+    it (the note would never be shown)."""
+    fields = {dotted: info for _, model, prefix in _groups() for dotted, info in _rows(model, prefix)}
+    return sorted(name for name in NOTES if name not in fields or fields[name].description)
 
 
 def render() -> str:

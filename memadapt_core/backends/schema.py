@@ -1,4 +1,4 @@
-"""The collection schema both backends build: payload indexes (DESIGN.md §3) and the info point's payload."""
+"""The collection schema both backends build: payload indexes (docs/storage.md) and the info point's payload."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ class FastEmbedEmbedder(Embedder):
         self.dim = settings.dim or int(self._embed(["dimension probe"]).shape[1])
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
-        # Sorting by length keeps padding small: twice the throughput measured (REFERENCE.md).
+        # Sorting by length keeps padding small: twice the throughput, measured.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vecs = list(self._model.embed([texts[i] for i in order]))
         out = np.empty((len(texts), len(vecs[0])), dtype=np.float32)

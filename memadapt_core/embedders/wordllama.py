@@ -47,7 +47,7 @@ class _Model(NamedTuple):
 @lru_cache(maxsize=4)
 def _load(config: str, dim: int) -> _Model:
     # Loading from the package folder with downloads disabled works offline; a plain `WordLlama.load()` looks
-    # for its tokenizer in the wrong folder and tries the hub (REFERENCE.md).
+    # for its tokenizer in the wrong folder and tries the hub.
     wordllama = _import_wordllama()
 
     with _LOAD_LOCK:

@@ -32,12 +32,14 @@ def test_every_note_names_a_setting() -> None:
         ("MEMADAPT_PATH", "/tmp/somewhere", lambda s: s.path),
         ("MEMADAPT_EMBEDDER__MODEL", "text-embedding-3-small", lambda s: s.embedder.model),
         ("MEMADAPT_RETRIEVAL__DENSE_WEIGHT", "0.3", lambda s: str(s.retrieval.dense_weight)),
-        ("MEMADAPT_LLM__BASE_URL", "http://localhost:11434/v1", lambda s: s.llm.base_url),
+        ("MEMADAPT_LLM__MODEL", "qwen2.5:7b", lambda s: s.llm.model),
     ],
 )
 def test_a_documented_environment_variable_is_read(
     monkeypatch: pytest.MonkeyPatch, variable: str, value: str, read: Callable[[MemorySettings], object]
 ) -> None:
+    monkeypatch.setenv("MEMADAPT_LLM__BASE_URL", "http://localhost:11434/v1")  # an LLM needs model and endpoint
+    monkeypatch.setenv("MEMADAPT_LLM__MODEL", "qwen2.5:7b")
     monkeypatch.setenv(variable, value)
     page = (DOCS / "configuration.md").read_text(encoding="utf-8")
 
