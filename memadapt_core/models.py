@@ -1,4 +1,4 @@
-"""The records memadapt stores and returns. Names are fixed by DESIGN.md §9; fields may grow."""
+"""The records memadapt stores and returns. Their names are public API (docs/architecture.md); fields may grow."""
 
 from __future__ import annotations
 
