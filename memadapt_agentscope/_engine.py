@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from memadapt_core import AsyncMemory, Memory
+from memadapt_core import AsyncMemory, Memory, Scope, ValidationError
 
-__all__ = ["EngineLike", "as_async", "tool_texts"]
+__all__ = ["EngineLike", "as_async", "tool_texts", "user_scope"]
 
 EngineLike: TypeAlias = AsyncMemory | Memory
 
@@ -14,6 +14,16 @@ EngineLike: TypeAlias = AsyncMemory | Memory
 def as_async(memory: EngineLike) -> AsyncMemory:
     """AgentScope is async throughout: a sync ``Memory`` is used through its async view of the same store."""
     return memory.as_async()
+
+
+def user_scope(user_id: object, agent_id: object = None, session_id: object = None) -> Scope:
+    """A scope that names its user (``Scope.of``'s checks, plus a user): AgentScope's memory services and
+    middlewares always scope by user, and without one a delete would reach every user of the agent."""
+    scope = Scope.of(user_id, agent_id, session_id, required=False)
+    if scope.user_id is None:
+        field = "user_id"
+        raise ValidationError(field, "is required: memories belong to a user")
+    return scope
 
 
 def tool_texts(value: object) -> list[str]:

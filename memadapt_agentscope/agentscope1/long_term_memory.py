@@ -8,12 +8,11 @@ messages are keyed by their ids, so the engine stores each one once. ``record_to
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection, Sequence
 from typing import Any
 
 from memadapt_agentscope._engine import EngineLike, as_async, tool_texts
-from memadapt_core import AsyncMemory, MemadaptError, SearchHit
+from memadapt_core import AsyncMemory, MemadaptError, Scope, ValidationError
 
 from ._framework import LongTermMemoryBase, Msg, TextBlock, ToolResponse
 
@@ -46,9 +45,11 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
             retrieved to its history as ``long_term_memory`` and re-sends it to ``record``.
         """
         super().__init__()
-        if user_id is None and agent_id is None:
-            msg = "MemadaptLongTermMemory needs a user_id or an agent_id: memories belong to someone."
-            raise ValueError(msg)
+        scope = Scope.of(user_id, agent_id, session_id, required=False)
+        if scope.user_id is None and scope.agent_id is None:
+            field = "user_id"
+            problem = "MemadaptLongTermMemory needs a user_id or an agent_id: memories belong to someone"
+            raise ValidationError(field, problem)
         self._memory: AsyncMemory = as_async(memory)
         self.user_id = user_id
         self.agent_id = agent_id
@@ -118,27 +119,10 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
         return _response(text or "No relevant memories found.")
 
     async def _render(self, queries: list[str], limit: int | None) -> str:
-        if not queries:
-            return ""
-        per_query = await asyncio.gather(
-            *(
-                self._memory.search(
-                    q,
-                    user_id=self.user_id,
-                    agent_id=self.agent_id,
-                    limit=limit or self._top_k,
-                    threshold=self._threshold,
-                )
-                for q in queries
-            )
+        hits = await self._memory.search_many(
+            queries, user_id=self.user_id, agent_id=self.agent_id, limit=limit or self._top_k, threshold=self._threshold
         )
-        merged: dict[str, SearchHit] = {}
-        for hits in per_query:
-            for hit in hits:
-                merged.setdefault(hit.record.id, hit)
-        if not merged:
-            return ""
-        return self._memory.format_context("; ".join(queries), list(merged.values()))
+        return self._memory.format_context("; ".join(queries), hits) if hits else ""
 
 
 def _response(text: str) -> ToolResponse:

@@ -20,8 +20,8 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import Any, Literal, TypeAlias
 
-from memadapt_agentscope._engine import EngineLike, as_async
-from memadapt_core import AsyncMemory, MemadaptError, SearchHit
+from memadapt_agentscope._engine import EngineLike, as_async, user_scope
+from memadapt_core import AsyncMemory, MemadaptError, SearchHit, ValidationError
 
 from ._framework import (
     Agent,
@@ -84,12 +84,10 @@ class MemadaptMiddleware(MiddlewareBase):
             False awaits the write before the reply finishes.
         :param tool_instructions: appended to the system prompt in ``agent_control`` and ``both`` modes.
         """
-        if not isinstance(user_id, str) or not user_id.strip():
-            msg = "MemadaptMiddleware needs a non-empty `user_id`: memories belong to a user."
-            raise ValueError(msg)
+        user_scope(user_id, agent_id)  # a missing or malformed id fails here, not at the first reply
         if mode not in _MODES:
-            msg = f"unknown mode {mode!r}; use one of {', '.join(_MODES)}"
-            raise ValueError(msg)
+            field = "mode"
+            raise ValidationError(field, f"unknown mode {mode!r}; use one of {', '.join(_MODES)}")
         self._memory: AsyncMemory = as_async(memory)
         self._user_id = user_id
         self._agent_id = agent_id

@@ -6,11 +6,10 @@ come from the middleware; the session comes from the calling agent's state, inje
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from memadapt_agentscope._engine import tool_texts
-from memadapt_core import AsyncMemory, MemadaptError, SearchHit
+from memadapt_core import AsyncMemory, MemadaptError
 
 from ._framework import (
     AgentState,
@@ -107,27 +106,18 @@ class MemoryTools:
         if not keywords:
             return _text("(no keywords supplied: nothing to search)")
         try:
-            per_keyword = await asyncio.gather(
-                *(
-                    self.memory.search(
-                        k,
-                        user_id=self.user_id,
-                        agent_id=self.search_agent_id,
-                        limit=limit or self.top_k,
-                        threshold=self.threshold,
-                    )
-                    for k in keywords
-                )
+            hits = await self.memory.search_many(
+                keywords,
+                user_id=self.user_id,
+                agent_id=self.search_agent_id,
+                limit=limit or self.top_k,
+                threshold=self.threshold,
             )
         except MemadaptError as exc:
             return _error(f"Error retrieving memory: {exc}")
-        merged: dict[str, SearchHit] = {}
-        for hits in per_keyword:
-            for hit in hits:
-                merged.setdefault(hit.record.id, hit)
-        if not merged:
+        if not hits:
             return _text("(no relevant memories found)")
-        return _text(self.memory.format_context("; ".join(keywords), list(merged.values())))
+        return _text(self.memory.format_context("; ".join(keywords), hits))
 
     async def add_memory(self, thinking: str, content: list[str], _agent_state: AgentState | None = None) -> ToolChunk:
         """Store each item as an explicit fact of this user, in the calling agent's session."""

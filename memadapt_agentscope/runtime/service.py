@@ -18,9 +18,8 @@ import asyncio
 from collections.abc import Collection
 from typing import Any
 
-from memadapt_agentscope._engine import EngineLike, as_async
-from memadapt_core import AsyncMemory, MemoryRecord, ValidationError
-from memadapt_core.validation import require_id
+from memadapt_agentscope._engine import EngineLike, as_async, user_scope
+from memadapt_core import AsyncMemory, MemoryRecord, Scope, ValidationError
 
 from ._framework import MemoryServiceBase
 from .messages import from_record, query_text, to_engine_messages
@@ -81,45 +80,42 @@ class MemadaptMemoryService(MemoryServiceBase):
 
     async def add_memory(self, user_id: str, messages: list[Any], session_id: str | None = None) -> None:
         engine = self._started()
-        user_id = require_id("user_id", user_id)
+        scope = user_scope(user_id, self._agent_id, session_id or None)
         if messages is not None and not isinstance(messages, list | tuple):
             field = "messages"
             raise ValidationError(field, f"must be a list of runtime Messages, not {type(messages).__name__}")
         entries = to_engine_messages(messages or [], skip_names=self._skip_names)
         if entries:
-            await engine.add(entries, user_id=user_id, agent_id=self._agent_id, session_id=session_id or None)
+            await engine.add(entries, **scope.ids())
 
     async def search_memory(
         self, user_id: str, messages: list[Any], filters: dict[str, Any] | None = None
     ) -> list[Any]:
         engine = self._started()
-        user_id = require_id("user_id", user_id)
+        scope = user_scope(user_id, self._agent_id)
         if not messages or not isinstance(messages, list):
             return []
         query = query_text(messages[-1])
         top_k = _int_filter(filters, "top_k", self._top_k)
         if not query or top_k <= 0:
             return []
-        hits = await engine.search(
-            query, user_id=user_id, agent_id=self._agent_id, limit=top_k, threshold=self._threshold
-        )
+        hits = await engine.search(query, **scope.ids(), limit=top_k, threshold=self._threshold)
         return [from_record(hit.record) for hit in hits]
 
     async def list_memory(self, user_id: str, filters: dict[str, Any] | None = None) -> list[Any]:
         engine = self._started()
-        user_id = require_id("user_id", user_id)
+        scope = user_scope(user_id, self._agent_id)
         page_num = _int_filter(filters, "page_num", 1)
         page_size = _int_filter(filters, "page_size", _DEFAULT_PAGE_SIZE)
         if page_num < 1 or page_size < 1:
             return []
-        records = await self._page(engine, user_id, offset=(page_num - 1) * page_size, size=page_size)
+        records = await _page(engine, scope, offset=(page_num - 1) * page_size, size=page_size)
         return [from_record(record) for record in records]
 
     async def delete_memory(self, user_id: str, session_id: str | None = None) -> None:
         engine = self._started()
         # Without a user the engine would delete the whole agent scope: every user's memories of this app.
-        user_id = require_id("user_id", user_id)
-        await engine.delete_all(user_id=user_id, agent_id=self._agent_id, session_id=session_id or None)
+        await engine.delete_all(**user_scope(user_id, self._agent_id, session_id or None).ids())
 
     def _started(self) -> AsyncMemory:
         if self._engine is None:
@@ -127,26 +123,20 @@ class MemadaptMemoryService(MemoryServiceBase):
             raise RuntimeError(msg)
         return self._engine
 
-    async def _page(self, engine: AsyncMemory, user_id: str, *, offset: int, size: int) -> list[MemoryRecord]:
-        """Offset paging over the engine's cursor paging (oldest first), in engine pages of at most
-        ``max_limit``: a page bigger than that is gathered from several, as the runtime's own service returns it."""
-        cursor: str | None = None
-        while offset > 0:
-            step = min(offset, engine.settings.max_limit)
-            page = await engine.list(user_id=user_id, agent_id=self._agent_id, limit=step, cursor=cursor)
-            offset -= len(page.records)
-            cursor = page.next_cursor
-            if cursor is None:
-                return []
-        records: list[MemoryRecord] = []
-        while len(records) < size:
-            step = min(size - len(records), engine.settings.max_limit)
-            page = await engine.list(user_id=user_id, agent_id=self._agent_id, limit=step, cursor=cursor)
-            records += page.records
-            cursor = page.next_cursor
-            if cursor is None:
+
+async def _page(engine: AsyncMemory, scope: Scope, *, offset: int, size: int) -> list[MemoryRecord]:
+    """Records ``offset`` to ``offset + size`` of the scope, oldest first, read in engine pages of at most
+    ``max_limit``: a page bigger than that is gathered from several, as the runtime's own service returns it."""
+    records: list[MemoryRecord] = []
+    position = 0
+    page_size = min(offset + size, engine.settings.max_limit)
+    async for record in engine.iter_records(**scope.ids(), page_size=page_size):
+        if position >= offset:
+            records.append(record)
+            if len(records) == size:
                 break
-        return records
+        position += 1
+    return records
 
 
 def _int_filter(filters: dict[str, Any] | None, key: str, default: int) -> int:
