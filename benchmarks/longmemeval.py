@@ -255,13 +255,15 @@ def _rounded(scores: dict[str, float]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in scores.items()}
 
 
-def run(questions: Sequence[Question], *, diagnostics: bool = True) -> dict[str, Any]:
+def run(
+    questions: Sequence[Question], *, diagnostics: bool = True, retrieval: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Ingest every haystack into one in-memory store (users side by side), search each question per config."""
     from memadapt_core import Memory
 
     per_question: list[dict[str, Any]] = []
     latency: dict[str, list[float]] = {c: [] for c in CONFIGS}
-    with Memory(location=":memory:") as mem:
+    with Memory(location=":memory:", retrieval=retrieval or {}) as mem:
         mem.search("warm up", user_id="warm-up")  # loads the embedder and opens the store outside the timings
         done = ingest(mem, questions)
         refused = {r["turn"] for r in done.refused}
@@ -338,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="default ../shared/data/longmemeval_dev.json")
     parser.add_argument("--quick", action="store_true", help="one scored question per type")
     parser.add_argument("--questions", nargs="+", help="question ids to use (default: all in the file)")
+    parser.add_argument("--retrieval", help="RetrievalSettings as JSON, e.g. '{\"session_prior\": 0}'")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
 
@@ -359,7 +362,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "scoring": "session: evidence sessions among the sessions of the top-k hits; turn: has_answer turns in "
             "the top 10; _abs questions not scored; means over questions",
         },
-        **run(questions),
+        "retrieval": json.loads(args.retrieval) if args.retrieval else {},
+        **run(questions, retrieval=json.loads(args.retrieval) if args.retrieval else None),
     }
     result["wall_s"] = round(time.perf_counter() - started, 1)
     result["engine_changed"] = engine_changed(info)
