@@ -57,7 +57,10 @@ class RetrievalSettings(BaseModel):
         0.05, ge=0, description="the recency weight instead, for questions in the present tense ('where do I live?')"
     )
     current_boost: float = Field(
-        0.2, ge=0, description="the recency weight instead, for 'current', 'now', 'latest', 'still' questions"
+        0.1, ge=0, description="the recency weight instead, for 'current', 'now', 'latest', 'still' questions"
+    )
+    lexical_tie_cosine: float = Field(
+        0.1, ge=0, description="equal BM25 matches whose cosines differ by less than this tie (recency decides)"
     )
     context_prev: int = Field(4, ge=0, le=10, description="previous turns whose words index a message")
     context_next: int = Field(2, ge=0, le=10, description="following turns whose words index a message")

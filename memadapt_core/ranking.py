@@ -10,15 +10,38 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from .backends.base import Candidate, PointKey
 from .config import RetrievalSettings
 from .temporal import TimeRange
 
-__all__ = ["QueryPlan", "Ranked", "boost", "fuse"]
+__all__ = ["QueryPlan", "Ranked", "Tense", "boost", "fuse", "recency_weight", "tense_of"]
 
 _WORD = re.compile(r"[\w'-]+")
+_CURRENT = re.compile(
+    r"\b(?:current(?:ly)?|now|nowadays|latest|newest|lately|(?:most\s+)?recent(?:ly)?|these\s+days|still|any\s?more|at\s+the"
+    r"\s+moment|present(?:ly)?)\b",
+    re.IGNORECASE,
+)
+_PRESENT = re.compile(
+    r"^\s*(?:(?:what|where|who|which|how|why)\b[\w\s']{0,20}?\s)?(?:do|does|am|is|are|have|has)\b(?!\s+\w+ed\b)",
+    re.IGNORECASE,
+)
+
+Tense = Literal["past", "present", "current"]
+
+
+def tense_of(query: str) -> Tense:
+    """ "current": asks for the state of things now ("my current address", "still", "latest"); "present": a
+    present-tense question ("where do I live?"); "past" otherwise ("where did I live?", "when did...")."""
+    if _CURRENT.search(query):
+        return "current"
+    return "present" if _PRESENT.search(query) else "past"
+
+
+def recency_weight(tense: Tense, cfg: RetrievalSettings) -> float:
+    return {"current": cfg.current_boost, "present": cfg.present_boost, "past": cfg.recency_boost}[tense]
 
 
 @dataclass(frozen=True)
@@ -27,6 +50,7 @@ class QueryPlan:
     window: TimeRange | None = None  # observed_at window that earns the date boost
     when: bool = False
     threshold: float | None = None  # None: the default floor; a number: a minimum fused score
+    tense: Tense = "past"  # how much the newest of similar memories should win (recency_weight)
 
 
 @dataclass(slots=True)
@@ -75,6 +99,7 @@ def fuse(
     total = (cfg.dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
     wd, ws = cfg.dense_weight / total, cfg.sparse_weight / total
     floor = cfg.floor_dense if plan.threshold is None else None
+    tied = _lexical_ties(dense, raw_s, cfg.lexical_tie_cosine)
     scored: list[tuple[float, PointKey, float, float]] = []  # fused, id, raw dense, raw sparse
     seen: set[PointKey] = set()
     for key, score in dense:
@@ -82,7 +107,7 @@ def fuse(
         sp = raw_s.get(key)
         if sp is None and floor is not None and score < floor:
             continue  # neither a word in common nor close enough in meaning
-        fused = wd * ((score - d_lo) * d_scale + d_const)
+        fused = wd * ((tied.get(key, score) - d_lo) * d_scale + d_const)
         if sp is not None:
             fused += ws * ((sp - s_lo) * s_scale + s_const)
         scored.append((fused, key, score, sp or 0.0))
@@ -93,6 +118,26 @@ def fuse(
     return [Ranked(pid, base, {"dense": d, "sparse": sp, "fused": base}) for base, pid, d, sp in scored[:depth]]
 
 
+def _lexical_ties(dense: list[Candidate], sparse: dict[PointKey, float], tolerance: float) -> dict[PointKey, float]:
+    """Memories that match the query's words exactly as well (the same BM25 score) and whose cosines differ by less
+    than ``tolerance`` count as equally close in meaning: each gets its group's best cosine, so the recency boost
+    decides between them. (A static embedder's cosine moves by a few hundredths with words the query does not
+    have, such as a number: "message with keyword 0" and "... 4" for "keyword".)"""
+    if not tolerance or not sparse:
+        return {}
+    groups: dict[float, list[Candidate]] = {}
+    for key, score in dense:
+        if (sp := sparse.get(key)) is not None:
+            groups.setdefault(round(sp, 6), []).append((key, score))
+    tied: dict[PointKey, float] = {}
+    for members in groups.values():
+        best = members[0][1]  # dense is best first
+        for key, score in members[1:]:
+            if best - score < tolerance:
+                tied[key] = best
+    return tied
+
+
 def _first(item: tuple[float, PointKey, float, float]) -> float:
     return item[0]
 
@@ -100,7 +145,8 @@ def _first(item: tuple[float, PointKey, float, float]) -> float:
 def boost(
     ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]], plan: QueryPlan, cfg: RetrievalSettings
 ) -> list[Ranked]:
-    """Stage two, on the best fused candidates and their payloads: speaker, date, "when" and session boosts."""
+    """Stage two, on the best fused candidates and their payloads: speaker, date, "when", session and recency
+    boosts."""
     ranked = [r for r in ranked if r.id in payloads]
     names = {str(n) for p in payloads.values() if (n := p.get("name"))} if cfg.speaker_boost else set()
     speaker = _named_speaker(plan.text, names) if names else None
@@ -127,6 +173,12 @@ def boost(
             if (sess := payloads[r.id].get("session_id")) is not None:
                 r.scores["session"] = cfg.session_prior * best[sess]
                 r.score += r.scores["session"]
+    if (weight := recency_weight(plan.tense, cfg)) and len(ranked) > 1:
+        # Newer wins near-ties: each hit gains weight x its rank by observed_at among the candidates (0..1).
+        order = sorted(ranked, key=lambda r: payloads[r.id].get("observed_at") or "")
+        for n, r in enumerate(order):
+            r.scores["recency"] = weight * n / (len(order) - 1)
+            r.score += r.scores["recency"]
     ranked.sort(key=_score, reverse=True)
     if plan.threshold is not None:
         ranked = [r for r in ranked if r.score >= plan.threshold]

@@ -74,14 +74,19 @@ def normalised_hash(text: str, *, role: str | None = None, name: str | None = No
     return hashlib.sha256(f"{role or ''}\x1f{name or ''}\x1f{norm}".encode()).hexdigest()[:32]
 
 
+NEIGHBOUR_CHARS = 10_000
+
+
 def dense_text(text: str, name: str | None) -> str:
     return f"{name}: {text}" if name else text
 
 
 def sparse_text(own: str, before: Sequence[str] = (), after: Sequence[str] = (), said: datetime | None = None) -> str:
     """A turn is indexed with its neighbours' words, so a reply is found by the words of what it answers, and with
-    the date it was said ("8 May 2023"), so "what did I say in May 2023" finds it by words too."""
-    words = [*before, own, *after]
+    the date it was said ("8 May 2023"), so "what did I say in May 2023" finds it by words too. A neighbour lends
+    its first ``NEIGHBOUR_CHARS`` characters only: a pasted document beside a short question would otherwise
+    drown the question's own words (and cost its length in every neighbour's index)."""
+    words = [*(t[:NEIGHBOUR_CHARS] for t in before), own, *(t[:NEIGHBOUR_CHARS] for t in after)]
     if said is not None:
         words.insert(0, f"{said.day} {said:%B} {said.year}")
     return " ".join(words)

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import NamedTuple
 
-__all__ = ["TimeRange", "as_aware", "find_time_range", "is_when_question", "mentions_time"]
+__all__ = ["TimeRange", "as_aware", "find_time_range", "is_time_only", "is_when_question", "mentions_time"]
 
 MONTHS = {
     m: i
@@ -61,8 +61,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("weekend", re.compile(r"\b(?P<which>last|this|past|previous|next)\s+weekend\b")),
     ("rel_unit", re.compile(r"\b(?P<which>last|this|past|previous|next)\s+(?P<unit>week|month|year)\b")),
     ("rel_weekday", re.compile(rf"\b(?P<which>last|this|past|previous|next|on)\s+{_WEEKDAY}\b")),
-    ("in_month", re.compile(rf"\b(?:in|during|since|throughout|early|late|mid)\s+{_MONTH}\b")),
-    ("in_year", re.compile(rf"\b(?:in|during|since|throughout)\s+{_YEAR}\b")),
+    ("in_month", re.compile(rf"\b(?:in|during|since|throughout|early|late|mid|from)\s+{_MONTH}\b")),
+    ("in_year", re.compile(rf"\b(?:in|during|since|throughout|from)\s+{_YEAR}\b")),
 ]
 
 _ABSOLUTE = frozenset({"iso", "day_month", "month_day", "month_year", "in_month", "in_year"})
@@ -243,3 +243,31 @@ def _recent_year(today: date, month: int, day: int) -> int:
         return today.year if date(today.year, month, day) <= today else today.year - 1
     except ValueError:
         return today.year - 1
+
+
+# Words that ask about a conversation without saying what it was about: a question made only of these and a time
+# expression ("what did I tell you yesterday?", "anything from March?") asks for that period, not for a topic.
+_ABOUT_NOTHING = frozenset(
+    {
+        "a", "about", "again", "all", "an", "and", "any", "anything", "are", "back", "be", "been", "between",
+        "can", "chat", "chats", "chatted", "could", "did", "discuss", "discussed", "do", "does", "else",
+        "everything", "from", "go", "happened", "happen", "have", "i", "in", "is", "it", "me", "mention",
+        "mentioned", "my", "of", "on", "our", "please", "recall", "remember", "remind", "said", "say", "says",
+        "show", "so", "something", "talk", "talked", "talking", "tell", "the", "there", "these", "this",
+        "those", "to", "told", "us", "was", "we", "went", "were", "what", "whatever", "which", "you", "your",
+        "conversation", "conversations", "earlier", "before", "during", "since", "ago", "last", "past",
+        "previous", "recently", "recent", "note", "notes", "memory", "memories", "list", "give", "stuff",
+        "things", "thing",
+    }
+)  # fmt: skip
+_QUERY_WORD = re.compile(r"[a-z0-9']+")
+
+
+def is_time_only(text: str) -> bool:
+    """Whether ``text`` asks only about a period: it names a time and, that left out, nothing but words like
+    "what did I tell you"."""
+    lowered = text.lower()
+    if _ANY.search(lowered) is None:
+        return False
+    rest = _ANY.sub(" ", lowered)
+    return all(w in _ABOUT_NOTHING for w in _QUERY_WORD.findall(rest))

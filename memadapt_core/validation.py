@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, cast, get_args
 
 from .errors import ValidationError
-from .models import KINDS, MAX_ID_CHARS, Kind, Scope, refuse_surrogates, scope_id
+from .models import KINDS, MAX_ID_CHARS, Kind, Scope, refuse_surrogates
 
 __all__ = [
     "INT64_MAX",
@@ -33,7 +33,6 @@ __all__ = [
     "parse_text",
     "parse_time_range",
     "refuse_surrogates",
-    "require_id",
 ]
 
 # Metadata is stored apart from system fields, but a key that names one is almost surely a mistake (or an
@@ -58,14 +57,6 @@ def parse_scope(
 ) -> Scope:
     """``Scope.of``: the one validation of scope ids (kept under this name for the planning modules)."""
     return Scope.of(user_id, agent_id, session_id, required=required)
-
-
-def require_id(field: str, value: object) -> str:
-    """A scope id that must be given (an adapter whose framework always names the user, say)."""
-    found = scope_id(field, value)
-    if found is None:
-        raise ValidationError(field, "is required: every call is scoped by it")
-    return found
 
 
 def parse_record_id(value: object, field: str = "id") -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
@@ -106,7 +106,7 @@ class AsyncMemory(MemoryBase):
             previous = []
             if ctx is not None:
                 previous = await self._run(r.backend.scroll, ctx, writes.context_window(r), descending=True)
-            dense = await r.embedder.aembed_documents([d.indexed for d in plan.to_store])
+            dense = await r.aembed_documents([d.indexed for d in plan.to_store])
             points, reindex = writes.build_points(r, plan, dense, previous)
             await self._run(r.backend.upsert, points, heavy=len(points) > _HEAVY)
             if reindex:
@@ -127,7 +127,7 @@ class AsyncMemory(MemoryBase):
         dense = None
         if plan.text is not None:
             before = updates.existing(plan, await self._run(r.backend.retrieve, [plan.id]))
-            dense = (await r.embedder.aembed_documents([updates.embedded_text(plan, before)]))[0]
+            dense = (await r.aembed_documents([updates.embedded_text(plan, before)]))[0]
         return await self._run(transactions.commit_update, r, plan, dense)
 
     async def delete(
@@ -174,6 +174,8 @@ class AsyncMemory(MemoryBase):
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of,
         )  # fmt: skip
+        if plan.by_time and (listed := await self._run(r.backend.scroll, plan.by_time, plan.limit, descending=True)):
+            return r.hooks.rerank(plan.query, reads.finish_by_time(listed))
         qvec = await r.embedder.aembed_query(plan.query)
         dense, sparse = await self._run(r.backend.search, qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
         fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
@@ -227,8 +229,10 @@ class AsyncMemory(MemoryBase):
     async def iter_records(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> AsyncIterator[MemoryRecord]:  # fmt: skip
-        """Every record of a scope, oldest first, read a page at a time (``list`` without the cursor loop)."""
+    ) -> AsyncGenerator[MemoryRecord, None]:  # fmt: skip
+        """Every record of a scope, oldest first, read a page at a time (``list`` without the cursor loop; pages
+        are at most ``max_limit``)."""
+        page_size = min(page_size, self._resources.settings.max_limit)
         cursor: str | None = None
         while True:
             page = await self.list(

@@ -182,7 +182,7 @@ class SyncEngineStore:
         s = self._s
         applied = prepare_apply(plan, s.backend.retrieve(plan.changed_ids))
         if applied.records:
-            s.backend.upsert(new_points(s, applied, s.embedder.embed_documents(applied.dense_texts)))
+            s.backend.upsert(new_points(s, applied, s.embed_documents(applied.dense_texts)))
         for old_id, update in applied.ended:
             s.backend.set_payload([old_id], update)
         if plan.consolidated_ids:
@@ -227,7 +227,7 @@ class AsyncEngineStore:
         s = self._s
         applied = prepare_apply(plan, await self._run(s.backend.retrieve, plan.changed_ids))
         if applied.records:
-            dense = await s.embedder.aembed_documents(applied.dense_texts)
+            dense = await s.aembed_documents(applied.dense_texts)
             await self._run(s.backend.upsert, new_points(s, applied, dense))
         for old_id, update in applied.ended:
             await self._run(s.backend.set_payload, [old_id], update)

@@ -11,7 +11,7 @@ import binascii
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,9 +19,9 @@ from memadapt_core.backends.base import RECORD_ID, PointKey, StoredPoint
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec, parse_filters
 from memadapt_core.models import MemoryRecord, Scope, SearchHit
-from memadapt_core.ranking import QueryPlan, Ranked, boost
+from memadapt_core.ranking import QueryPlan, Ranked, boost, tense_of
 from memadapt_core.record_codec import record_from_payload, utcnow
-from memadapt_core.temporal import find_time_range, is_when_question
+from memadapt_core.temporal import find_time_range, is_time_only, is_when_question
 from memadapt_core.validation import (
     parse_kinds,
     parse_limit,
@@ -37,6 +37,7 @@ __all__ = [
     "ListPlan",
     "SearchPlan",
     "decode_cursor",
+    "finish_by_time",
     "finish_list",
     "finish_search",
     "merge_hits",
@@ -56,6 +57,9 @@ class SearchPlan:
     candidates: int
     ranking: QueryPlan
     rerank_depth: int  # how many fused candidates get their payload fetched for the boosts (and become the hits)
+    # The query asks only about a period: this filter lists its records, newest first; a search runs only if the
+    # period holds none (a memory may still talk about that date).
+    by_time: FilterSpec | None = None
 
 
 def scope_filter(scope: Scope, **extra: Any) -> FilterSpec:
@@ -94,6 +98,7 @@ def plan_search(
     conds = parse_filters(filters)
     text = store.hooks.prepare_query(text)
     window = None
+    found = None
     if rng is None:
         found = find_time_range(text, ref)
         if found is not None:
@@ -105,8 +110,25 @@ def plan_search(
         scope, kinds=ks, valid_only=not include_superseded and at is None, valid_at=at, metadata=conds,
         observed_from=rng[0] if rng else None, observed_to=rng[1] if rng else None,
     )  # fmt: skip
-    plan = QueryPlan(text, window, is_when_question(text), None if threshold is None else float(threshold))
-    return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, max(3 * n, s.retrieval.rerank_depth))
+    # "What did I tell you yesterday?" names a period and nothing to match: that period's records, newest first.
+    by_time = None
+    if (rng is not None or found is not None) and is_time_only(text):
+        by_time = flt if found is None else replace(flt, observed_from=found.start, observed_to=found.end)
+    plan = QueryPlan(
+        text, window, is_when_question(text), None if threshold is None else float(threshold), tense_of(text)
+    )
+    depth = max(3 * n, s.retrieval.rerank_depth)
+    return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, depth, by_time)
+
+
+def finish_by_time(points: list[StoredPoint]) -> list[SearchHit]:
+    """The hits of a question about a period: its records as the backend gave them (newest first)."""
+    return [
+        SearchHit.model_validate(
+            {"record": record_from_payload(p.id, p.payload), "score": 1.0, "scores": {"time": 1.0}}
+        )
+        for p in points
+    ]
 
 
 def finish_search(

@@ -15,9 +15,10 @@ from typing import Any
 
 from memadapt_core.backends.base import CollectionInfo, VectorBackend
 from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
-from memadapt_core.embedders.base import Embedder
+from memadapt_core.embedders.base import Embedder, Vectors
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.models import Scope
+from memadapt_core.passages import plan_passages
 from memadapt_core.plugins import Hooks, create_plugin_manager
 from memadapt_core.record_codec import HistoryCap
 from memadapt_core.sparse import SparseEncoder
@@ -102,6 +103,15 @@ class Resources:
             self._tempdir = tempfile.mkdtemp(prefix="memadapt-")
             return EdgeBackend(self._tempdir, **options)
         return EdgeBackend(Path(s.path).expanduser() if s.path else default_path(), **options)
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """Document vectors, a text over ``passage_chars`` embedded a passage at a time (memadapt_core.passages)."""
+        plan = plan_passages(texts, self.settings.passage_chars)
+        return plan.pool(self.embedder.embed_documents(plan.inputs))
+
+    async def aembed_documents(self, texts: Sequence[str]) -> Vectors:
+        plan = plan_passages(texts, self.settings.passage_chars)
+        return plan.pool(await self.embedder.aembed_documents(plan.inputs))
 
     def instructions(self, scope: Scope) -> list[str]:
         """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""

@@ -6,7 +6,7 @@ Safe to share between threads: the embedded store serialises writes and serves r
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -92,7 +92,7 @@ class Memory(MemoryBase):
         if plan.to_store:
             ctx = plan.context_filter
             previous = [] if ctx is None else r.backend.scroll(ctx, writes.context_window(r), descending=True)
-            dense = r.embedder.embed_documents([d.indexed for d in plan.to_store])
+            dense = r.embed_documents([d.indexed for d in plan.to_store])
             points, reindex = writes.build_points(r, plan, dense, previous)
             r.backend.upsert(points)
             if reindex:
@@ -113,7 +113,7 @@ class Memory(MemoryBase):
         dense = None
         if plan.text is not None:
             before = updates.existing(plan, r.backend.retrieve([plan.id]))
-            dense = r.embedder.embed_documents([updates.embedded_text(plan, before)])[0]
+            dense = r.embed_documents([updates.embedded_text(plan, before)])[0]
         return transactions.commit_update(r, plan, dense)
 
     def delete(
@@ -159,6 +159,8 @@ class Memory(MemoryBase):
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of,
         )  # fmt: skip
+        if plan.by_time and (listed := r.backend.scroll(plan.by_time, plan.limit, descending=True)):
+            return r.hooks.rerank(plan.query, reads.finish_by_time(listed))
         qvec = r.embedder.embed_query(plan.query)
         dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
         fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
@@ -209,8 +211,10 @@ class Memory(MemoryBase):
     def iter_records(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> Iterator[MemoryRecord]:  # fmt: skip
-        """Every record of a scope, oldest first, read a page at a time (``list`` without the cursor loop)."""
+    ) -> Generator[MemoryRecord, None, None]:  # fmt: skip
+        """Every record of a scope, oldest first, read a page at a time (``list`` without the cursor loop; pages
+        are at most ``max_limit``)."""
+        page_size = min(page_size, self._resources.settings.max_limit)
         cursor: str | None = None
         while True:
             page = self.list(

@@ -138,7 +138,7 @@ def _import_batch(resources: Resources, batch: list[Imported], progress: Callabl
     if resources.closed:
         msg = "this memory is closed"
         raise StoreUnavailableError(msg)
-    dense = resources.embedder.embed_documents([dense_text(r.text, r.name) for r, _ in batch])
+    dense = resources.embed_documents([dense_text(r.text, r.name) for r, _ in batch])
     resources.backend.upsert(import_points(resources, batch, dense))
     if progress is not None:
         progress(len(batch))

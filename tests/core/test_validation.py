@@ -24,7 +24,7 @@ def seeded(memory: Memory) -> Memory:
 BAD_ADDS: list[tuple[dict[str, Any], str]] = [
     ({"messages": ""}, "messages[0]"),
     ({"messages": "   \n\t"}, "messages[0]"),
-    ({"messages": "x" * 40_000}, "messages[0]"),
+    ({"messages": "x" * 1_000_001}, "messages[0]"),  # over max_text_chars, the guard against absurd input
     ({"messages": 42}, "messages"),
     ({"messages": []}, "messages"),
     ({"messages": [{"content": "no role"}]}, "messages[0].role"),
