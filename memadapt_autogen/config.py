@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from typing import Any
 
-from memadapt_core.models import Kind
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer
+
+from memadapt_core import EmbedderSettings, Kind
 
 __all__ = ["MemadaptMemoryConfig"]
 
 
 class MemadaptMemoryConfig(BaseModel):
-    """Scope, retrieval settings and where the store lives.
+    """Scope, retrieval settings, where the store lives and which embedder made it.
 
-    ``api_key`` is excluded from every dump, so a dumped agent never carries a secret: the loaded memory reads
-    it from ``MEMADAPT_API_KEY`` (or from a config written by hand).
+    ``api_key`` and the embedder's key are excluded from every dump, so a dumped agent never carries a secret: the
+    loaded memory reads them from ``MEMADAPT_API_KEY`` / ``MEMADAPT_EMBEDDER__API_KEY`` (or ``OPENAI_API_KEY``).
+    The embedder is dumped because it names the store's collection: a memory reloaded without it would open
+    another, empty collection.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -34,3 +38,10 @@ class MemadaptMemoryConfig(BaseModel):
     backend: str | None = Field(None, description='"edge", "qdrant" or "qdrant-local"; None picks from the rest')
     collection: str | None = None
     api_key: SecretStr | None = Field(None, exclude=True, description="never dumped")
+    embedder: EmbedderSettings | None = Field(None, description="the engine's embedder; its api_key is never dumped")
+
+    @field_serializer("embedder")
+    def _embedder_without_key(self, embedder: EmbedderSettings | None) -> dict[str, Any] | None:
+        if embedder is None:
+            return None
+        return embedder.model_dump(mode="json", exclude={"api_key"}, exclude_none=True)

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from memadapt_core import (
     AsyncMemory,
     ConfigurationError,
+    EmbedderSettings,
     Kind,
     MemoryRecord,
     Scope,
@@ -40,7 +41,7 @@ from .conversation import engine_messages
 __all__ = ["MemadaptMemory"]
 
 T = TypeVar("T")
-_STORE_FIELDS = ("path", "location", "url", "backend", "collection", "api_key")
+_STORE_FIELDS = ("path", "location", "url", "backend", "collection", "api_key", "embedder")
 
 
 class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
@@ -77,6 +78,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         backend: str | None = None,
         collection: str | None = None,
         api_key: str | SecretStr | None = None,
+        embedder: str | dict[str, Any] | EmbedderSettings | None = None,
     ) -> None:
         self._config = _config(
             user_id=user_id,
@@ -92,6 +94,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             backend=backend,
             collection=collection,
             api_key=api_key,
+            embedder=EmbedderSettings(provider=embedder) if isinstance(embedder, str) else embedder,
         )
         self._scope = Scope.of(user_id, agent_id, session_id)  # fails here, not at the first call
         store = {name: getattr(self._config, name) for name in _STORE_FIELDS}
@@ -102,6 +105,9 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         if memory is None:
             if isinstance(api_key := store.get("api_key"), SecretStr):
                 store["api_key"] = api_key.get_secret_value()
+            if isinstance(embedder_settings := store.get("embedder"), EmbedderSettings):
+                # as a dict, so MEMADAPT_EMBEDDER__* fills what a dumped config leaves out (its key)
+                store["embedder"] = embedder_settings.model_dump(exclude_none=True)
             self._engine = AsyncMemory(**store)
             self._owns_engine = True
         else:
@@ -183,10 +189,11 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         return await self._engine.search(query, **options, **self._scope.ids())
 
     def _to_config(self) -> MemadaptMemoryConfig:
-        if self._owns_engine:
-            return self._config.model_copy()
-        # A shared engine: describe where its store lives so a loaded copy opens the same one (never its key).
+        # The embedder the engine really uses (settings, environment or defaults): it names the collection.
         settings = self._engine.settings
+        if self._owns_engine:
+            return self._config.model_copy(update={"embedder": settings.embedder})
+        # A shared engine: describe where its store lives so a loaded copy opens the same one (never its key).
         store = {name: getattr(settings, name) for name in _STORE_FIELDS if name != "api_key"}
         return self._config.model_copy(update=store)
 
@@ -206,6 +213,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             backend=config.backend,
             collection=config.collection,
             api_key=config.api_key,
+            embedder=config.embedder,
         )
 
 

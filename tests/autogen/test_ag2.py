@@ -105,16 +105,15 @@ def test_capability_needs_a_scope(sync_engine: Memory) -> None:
         MemadaptCapability(sync_engine)
 
 
-def test_a_message_too_long_to_store_does_not_end_the_chat(
-    sync_engine: Memory, caplog: pytest.LogCaptureFixture
-) -> None:
-    user, assistant, model = two_agents(MemadaptCapability(sync_engine, user_id="alice"))
+def test_a_message_too_long_to_store_does_not_end_the_chat(caplog: pytest.LogCaptureFixture) -> None:
+    with Memory(location=":memory:", max_text_chars=1_000) as engine:  # a store that refuses long texts
+        user, assistant, model = two_agents(MemadaptCapability(engine, user_id="alice"))
 
-    user.initiate_chat(assistant, message="tea " * 10_000, max_turns=1, silent=True)
+        user.initiate_chat(assistant, message="tea " * 10_000, max_turns=1, silent=True)
 
-    assert len(model.calls) == 1
-    assert "did not store a user message" in caplog.text
-    assert [r.role for r in sync_engine.list(user_id="alice").records] == ["assistant"]
+        assert len(model.calls) == 1
+        assert "did not store a user message" in caplog.text
+        assert [r.role for r in engine.list(user_id="alice").records] == ["assistant"]
 
 
 async def test_works_in_an_async_chat(sync_engine: Memory) -> None:

@@ -40,6 +40,7 @@ async def test_memory_round_trips_through_its_config(tmp_path: Path) -> None:
             "kinds": ["fact"],
             "user_sources": ["user"],
             "path": folder,
+            "embedder": {"provider": "wordllama", "timeout": 30.0},
         }
     finally:
         await loaded.close()
@@ -110,3 +111,31 @@ def test_loading_a_bad_config_fails_with_pydantic_validation() -> None:
                 "config": {"limit": 0},
             }
         )
+
+
+async def test_a_dump_keeps_the_embedder_so_a_reload_opens_the_same_collection(tmp_path: Path) -> None:
+    memory = MemadaptMemory(
+        user_id="ann", path=str(tmp_path), embedder={"provider": "wordllama", "model": "l2_supercat"}
+    )
+    await memory.engine.add("I keep bees on the roof", user_id="ann")
+    dumped = memory.dump_component()
+    await memory.close()
+    assert dumped.config["embedder"] == {"provider": "wordllama", "model": "l2_supercat", "timeout": 30.0}
+    reloaded = MemadaptMemory.load_component(dumped)
+    try:
+        assert reloaded.engine.settings.embedder.model == "l2_supercat"
+        assert [h.record.text for h in await reloaded.engine.search("bees", user_id="ann")] == [
+            "I keep bees on the roof"
+        ]
+    finally:
+        await reloaded.close()
+
+
+async def test_the_embedders_key_never_appears_in_a_dump(tmp_path: Path) -> None:
+    memory = MemadaptMemory(
+        user_id="ann", location=":memory:", embedder={"provider": "wordllama", "api_key": "sk-secret-embedder-key"}
+    )
+    try:
+        assert "sk-secret-embedder-key" not in memory.dump_component().model_dump_json()
+    finally:
+        await memory.close()
