@@ -100,7 +100,10 @@ class MemadaptMemoryService(MemoryServiceBase):
         if not query or top_k <= 0:
             return []
         hits = await engine.search(query, **scope.ids(), limit=top_k, threshold=self._threshold)
-        return [from_record(hit.record) for hit in hits]
+        # The best ``top_k``, in the order they were said, as the runtime's own services return them (a
+        # conversation reads in order; the engine breaks near-ties towards the newest).
+        said = sorted(hits, key=lambda hit: (hit.record.observed_at, hit.record.id))
+        return [from_record(hit.record) for hit in said]
 
     async def list_memory(self, user_id: str, filters: dict[str, Any] | None = None) -> list[Any]:
         engine = self._started()

@@ -113,6 +113,14 @@ class MemoryServiceBehaviour:
         assert len(found) == 2
         assert {m.content[0].text for m in found} <= set(texts)
 
+    async def test_equal_matches_give_the_newest_top_k_in_the_order_said(self, service, message):
+        said = [message(f"message with keyword {i}") for i in range(5)]
+        await service.add_memory("alice", said)
+
+        found = await service.search_memory("alice", [message("keyword")], filters={"top_k": 3})
+
+        assert [m.content[0].text for m in found] == [f"message with keyword {i}" for i in (2, 3, 4)]
+
     async def test_search_sees_every_session_of_the_user(self, service, message):
         await service.add_memory("alice", [message("I love hiking in the mountains")], session_id="s1")
         await service.add_memory("alice", [message("Hiking boots are on my wishlist")], session_id="s2")
