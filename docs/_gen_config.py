@@ -95,12 +95,13 @@ Invalid values raise `ConfigurationError` naming the setting. A collection recor
 another one is a `ConfigurationError` (see [troubleshooting](troubleshooting.md)).
 """
 
+HOOKS = "../README.md#hooks-pluggy-entry-point-group-memadapt"
 FOOTER = f"""\
 ## Other environment variables
 
 | variable | meaning |
 |---|---|
-| `{PREFIX}DISABLE_PLUGINS` | `1` disables every entry-point plugin; `name1,name2` only those (see the README's hooks) |
+| `{PREFIX}DISABLE_PLUGINS` | `1` disables every entry-point plugin; `name1,name2` only those ([hooks]({HOOKS})) |
 | `{PREFIX}SOAK` | tests only: `1` runs the long soak tests (`make soak`) |
 | `OPENAI_API_KEY` | the `openai` embedder's and LLM's key when memadapt's own (`api_key` above) is not set |
 | `OPENAI_BASE_URL` | their endpoint when memadapt's own (`base_url` above) is not set, as the openai SDK does |
