@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
-from memadapt_core.ranking import fuse
 from memadapt_core.validation import parse_record_ids, parse_scope
 
-from . import reads, transactions, transfer, updates, writes
+from . import backend_steps, reads, transactions, transfer, updates, writes
 from .base import MemoryBase
 
 if TYPE_CHECKING:
@@ -75,8 +74,7 @@ class AsyncMemory(MemoryBase):
         return self._worker
 
     async def close(self) -> None:
-        """Finish queued consolidation, then flush and close the store if this object opened it (a view only
-        lets go of it). Messages still pending stay marked so and resume on the next start."""
+        """Finish queued consolidation, then flush and close the store if this object opened it (not a view)."""
         worker, self._worker = self._worker, None
         if worker is not None:
             await worker.close(drain=True)
@@ -85,7 +83,6 @@ class AsyncMemory(MemoryBase):
             await self._resources.embedder.aclose()
             await asyncio.to_thread(self._resources.close)
 
-    # -- writes --------------------------------------------------------------------------------------------------------
     async def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
         agent_id: str | None = None, session_id: str | None = None, kind: Kind = "message",
@@ -100,17 +97,10 @@ class AsyncMemory(MemoryBase):
         )  # fmt: skip
         if not plan.drafts:
             return []
-        writes.resolve_existing(plan, await self._run(r.backend.retrieve, plan.candidate_ids))
+        await self._run(backend_steps.prepare_add, r, plan)
         if plan.to_store:
-            ctx = plan.context_filter
-            previous = []
-            if ctx is not None:
-                previous = await self._run(r.backend.scroll, ctx, writes.context_window(r), descending=True)
-            dense = await r.aembed_documents([d.indexed for d in plan.to_store])
-            points, reindex = writes.build_points(r, plan, dense, previous)
-            await self._run(r.backend.upsert, points, heavy=len(points) > _HEAVY)
-            if reindex:
-                await self._run(r.backend.set_sparse, reindex)
+            dense = await r.aembed_documents(plan.dense_texts)
+            await self._run(backend_steps.write_add, r, plan, dense, heavy=len(plan.to_store) > _HEAVY)
             r.hooks.on_added(plan.new_records())
             if plan.kind == "message" and (worker := self._consolidator()) is not None:
                 await worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
@@ -155,12 +145,8 @@ class AsyncMemory(MemoryBase):
         """Delete everything in exactly this scope, in one filtered operation; returns how many records went."""
         r = self._live()
         flt = reads.scope_filter(parse_scope(user_id, agent_id, session_id))
-        count = await self._run(r.backend.count, flt)
-        if count:
-            await self._run(r.backend.delete_where, flt, heavy=True)
-        return count
+        return await self._run(backend_steps.count_and_delete, r, flt, heavy=True)
 
-    # -- reads ---------------------------------------------------------------------------------------------------------
     async def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
@@ -174,15 +160,8 @@ class AsyncMemory(MemoryBase):
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of,
         )  # fmt: skip
-        if plan.by_time and (listed := await self._run(r.backend.scroll, plan.by_time, plan.limit, descending=True)):
-            return r.hooks.rerank(plan.query, reads.finish_by_time(listed))
-        qvec = await r.embedder.aembed_query(plan.query)
-        dense, sparse = await self._run(r.backend.search, qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
-        fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
-        if not fused:
-            return []
-        points = await self._run(r.backend.points, [f.id for f in fused])
-        return r.hooks.rerank(plan.query, reads.finish_search(r, plan, fused, points))
+        hits = await self._run(backend_steps.search, r, plan, await r.embedder.aembed_query(plan.query))
+        return r.hooks.rerank(plan.query, hits) if hits else []
 
     async def search_many(
         self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
@@ -209,7 +188,7 @@ class AsyncMemory(MemoryBase):
         """Records by id, in the order asked (each once); with a scope, only those inside it."""
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
-        return updates.records_found(wanted, await self._run(self._live().backend.retrieve, wanted), scope)
+        return await self._run(backend_steps.records, self._live(), wanted, scope)
 
     async def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -222,9 +201,7 @@ class AsyncMemory(MemoryBase):
             r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
             cursor=cursor, filters=filters,
         )  # fmt: skip
-        points = await self._run(r.backend.scroll, plan.flt, plan.fetch, start_from=plan.start)
-        records, nxt = reads.finish_list(plan, points)
-        return Page(records=records, next_cursor=nxt)
+        return await self._run(backend_steps.list_page, r, plan)
 
     async def iter_records(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -260,16 +237,10 @@ class AsyncMemory(MemoryBase):
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> builtins.list[HistoryEvent]:
         """The changes to a record and to the facts it superseded or was superseded by, oldest first (empty when
-        no such record exists, in the scope if given). A record keeps ``history_limit`` events (default 100): its
-        add and the newest changes, within ``history_max_chars`` characters of text (default 32,000; the newest
-        change always stays); older changes are dropped."""
-        r = self._live()
+        no such record exists, in the scope if given); ``history_limit`` and ``history_max_chars`` cap them."""
         walk = updates.HistoryWalk(id, parse_scope(user_id, agent_id, session_id, required=False))
-        while wanted := walk.wanted():
-            walk.take(await self._run(r.backend.retrieve, wanted))
-        return walk.events()
+        return await self._run(backend_steps.history, self._live(), walk)
 
-    # -- maintenance -------------------------------------------------------------------------------------------------
     async def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, kinds: Sequence[Kind] | None = None,

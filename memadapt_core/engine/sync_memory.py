@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
-from memadapt_core.ranking import fuse
 from memadapt_core.validation import parse_record_ids, parse_scope
 
-from . import reads, transactions, transfer, updates, writes
+from . import backend_steps, reads, transactions, transfer, updates, writes
 from .base import MemoryBase
 
 if TYPE_CHECKING:
@@ -64,8 +63,7 @@ class Memory(MemoryBase):
         return self._worker
 
     def close(self) -> None:
-        """Finish queued consolidation, then flush and close the store if this object opened it (a view only
-        lets go of it). Messages still pending stay marked so and resume on the next start."""
+        """Finish queued consolidation, then flush and close the store if this object opened it (not a view)."""
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close(drain=True)
@@ -73,7 +71,6 @@ class Memory(MemoryBase):
         if self._owner:
             self._resources.close()
 
-    # -- writes --------------------------------------------------------------------------------------------------------
     def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
         agent_id: str | None = None, session_id: str | None = None, kind: Kind = "message",
@@ -88,15 +85,9 @@ class Memory(MemoryBase):
         )  # fmt: skip
         if not plan.drafts:
             return []
-        writes.resolve_existing(plan, r.backend.retrieve(plan.candidate_ids))
+        backend_steps.prepare_add(r, plan)
         if plan.to_store:
-            ctx = plan.context_filter
-            previous = [] if ctx is None else r.backend.scroll(ctx, writes.context_window(r), descending=True)
-            dense = r.embed_documents([d.indexed for d in plan.to_store])
-            points, reindex = writes.build_points(r, plan, dense, previous)
-            r.backend.upsert(points)
-            if reindex:
-                r.backend.set_sparse(reindex)
+            backend_steps.write_add(r, plan, r.embed_documents(plan.dense_texts))
             r.hooks.on_added(plan.new_records())
             if plan.kind == "message" and (worker := self._consolidator()) is not None:
                 worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
@@ -139,13 +130,8 @@ class Memory(MemoryBase):
     ) -> int:
         """Delete everything in exactly this scope, in one filtered operation; returns how many records went."""
         r = self._live()
-        flt = reads.scope_filter(parse_scope(user_id, agent_id, session_id))
-        count = r.backend.count(flt)
-        if count:
-            r.backend.delete_where(flt)
-        return count
+        return backend_steps.count_and_delete(r, reads.scope_filter(parse_scope(user_id, agent_id, session_id)))
 
-    # -- reads ---------------------------------------------------------------------------------------------------------
     def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
@@ -159,15 +145,8 @@ class Memory(MemoryBase):
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of,
         )  # fmt: skip
-        if plan.by_time and (listed := r.backend.scroll(plan.by_time, plan.limit, descending=True)):
-            return r.hooks.rerank(plan.query, reads.finish_by_time(listed))
-        qvec = r.embedder.embed_query(plan.query)
-        dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
-        fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
-        if not fused:
-            return []
-        points = r.backend.points([f.id for f in fused])
-        return r.hooks.rerank(plan.query, reads.finish_search(r, plan, fused, points))
+        hits = backend_steps.search(r, plan, r.embedder.embed_query(plan.query))
+        return r.hooks.rerank(plan.query, hits) if hits else []
 
     def search_many(
         self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
@@ -192,7 +171,7 @@ class Memory(MemoryBase):
         """Records by id, in the order asked (each once); with a scope, only those inside it."""
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
-        return updates.records_found(wanted, self._live().backend.retrieve(wanted), scope)
+        return backend_steps.records(self._live(), wanted, scope)
 
     def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -205,8 +184,7 @@ class Memory(MemoryBase):
             r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
             cursor=cursor, filters=filters,
         )  # fmt: skip
-        records, nxt = reads.finish_list(plan, r.backend.scroll(plan.flt, plan.fetch, start_from=plan.start))
-        return Page(records=records, next_cursor=nxt)
+        return backend_steps.list_page(r, plan)
 
     def iter_records(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -241,16 +219,10 @@ class Memory(MemoryBase):
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
     ) -> builtins.list[HistoryEvent]:
         """The changes to a record and to the facts it superseded or was superseded by, oldest first (empty when
-        no such record exists, in the scope if given). A record keeps ``history_limit`` events (default 100): its
-        add and the newest changes, within ``history_max_chars`` characters of text (default 32,000; the newest
-        change always stays); older changes are dropped."""
-        r = self._live()
+        no such record exists, in the scope if given); ``history_limit`` and ``history_max_chars`` cap them."""
         walk = updates.HistoryWalk(id, parse_scope(user_id, agent_id, session_id, required=False))
-        while wanted := walk.wanted():
-            walk.take(r.backend.retrieve(wanted))
-        return walk.events()
+        return backend_steps.history(self._live(), walk)
 
-    # -- maintenance -------------------------------------------------------------------------------------------------
     def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, kinds: Sequence[Kind] | None = None,

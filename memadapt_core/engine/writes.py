@@ -57,6 +57,11 @@ class AddPlan:
     order: list[str]  # the record id answering each accepted input
     to_store: list[Draft] = field(default_factory=list)
     existing: dict[str, MemoryRecord] = field(default_factory=dict)
+    previous: list[StoredPoint] = field(default_factory=list)  # the session's latest stored turns, newest first
+
+    @property
+    def dense_texts(self) -> list[str]:
+        return [d.indexed for d in self.to_store]
 
     @property
     def candidate_ids(self) -> list[str]:

@@ -1,0 +1,68 @@
+"""The backend steps of each operation, written once: plain blocking functions over ``Resources`` that ``Memory``
+calls and ``AsyncMemory`` runs through its ``_run`` (inline for the embedded store, whose calls take
+microseconds; on a thread for a server or a big batch). Embedding and the consolidation worker, which have async
+forms of their own, stay in the twins.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from memadapt_core.filters import FilterSpec
+from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
+from memadapt_core.ranking import fuse
+
+from . import reads, updates, writes
+from .resources import Resources
+
+__all__ = ["count_and_delete", "history", "list_page", "prepare_add", "records", "search", "write_add"]
+
+
+def prepare_add(r: Resources, plan: writes.AddPlan) -> None:
+    """What is stored already (skipped or replaced) and, for a session's messages, its latest turns."""
+    writes.resolve_existing(plan, r.backend.retrieve(plan.candidate_ids))
+    if plan.to_store and (ctx := plan.context_filter) is not None:
+        plan.previous = r.backend.scroll(ctx, writes.context_window(r), descending=True)
+
+
+def write_add(r: Resources, plan: writes.AddPlan, dense: np.ndarray[Any, Any]) -> None:
+    points, reindex = writes.build_points(r, plan, dense, plan.previous)
+    r.backend.upsert(points)
+    if reindex:
+        r.backend.set_sparse(reindex)
+
+
+def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> list[SearchHit]:
+    """The hits of a planned search, before the ``rerank`` hook: a period's records for a question only about a
+    period (when it holds any), else hybrid candidates fused, boosted and cut to the limit."""
+    if plan.by_time is not None and (listed := r.backend.scroll(plan.by_time, plan.limit, descending=True)):
+        return reads.finish_by_time(listed)
+    dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
+    fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
+    if not fused:
+        return []
+    return reads.finish_search(r, plan, fused, r.backend.points([f.id for f in fused]))
+
+
+def records(r: Resources, wanted: list[str], scope: Scope) -> list[MemoryRecord]:
+    return updates.records_found(wanted, r.backend.retrieve(wanted), scope)
+
+
+def list_page(r: Resources, plan: reads.ListPlan) -> Page:
+    records, cursor = reads.finish_list(plan, r.backend.scroll(plan.flt, plan.fetch, start_from=plan.start))
+    return Page(records=records, next_cursor=cursor)
+
+
+def count_and_delete(r: Resources, flt: FilterSpec) -> int:
+    count = r.backend.count(flt)
+    if count:
+        r.backend.delete_where(flt)
+    return count
+
+
+def history(r: Resources, walk: updates.HistoryWalk) -> list[HistoryEvent]:
+    while wanted := walk.wanted():
+        walk.take(r.backend.retrieve(wanted))
+    return walk.events()
