@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pydantic
+
 from memadapt_core.backends.base import CollectionInfo, VectorBackend
 from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
 from memadapt_core.embedders.base import Embedder, Vectors
@@ -34,7 +36,11 @@ def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -
         if settings is None:
             return MemorySettings(**given)
         return settings.model_copy(update=given) if given else settings
-    except Exception as exc:  # pydantic's ValidationError: name the setting, drop the stack
+    except pydantic.ValidationError as exc:  # name each setting and its problem on one line, drop the stack
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
+        msg = f"invalid memadapt settings: {problems}"
+        raise ConfigurationError(msg) from exc
+    except (TypeError, ValueError) as exc:
         msg = f"invalid memadapt settings: {exc}"
         raise ConfigurationError(msg) from exc
 

@@ -143,3 +143,22 @@ def test_a_half_configured_llm_is_a_one_line_configuration_error_naming_the_sett
     assert code == 4
     assert err.count("\n") == 1
     assert "llm.base_url" in err
+
+
+def test_a_reader_that_stops_early_gets_no_broken_pipe_traceback(tmp_path: Path) -> None:
+    import subprocess
+
+    from memadapt_core import Memory
+
+    store = str(tmp_path / "store")
+    with Memory(path=store) as mem:  # more JSON than a pipe holds, so the writer meets the closed pipe
+        mem.add([f"note {i} about bees, " * 20 for i in range(300)], user_id="ann")
+    cli = [sys.executable, "-c", "import sys; from memadapt_core.cli import main; sys.exit(main(sys.argv[1:]))"]
+    args = ["--path", store, "list", "--user", "ann", "--limit", "300", "--json"]
+    with subprocess.Popen([*cli, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as child:
+        assert child.stdout is not None
+        assert child.stderr is not None
+        child.stdout.read(1)
+        child.stdout.close()  # what `| head -c 1` does
+        assert child.wait(timeout=60) == 0
+        assert b"Traceback" not in child.stderr.read()
