@@ -190,6 +190,16 @@ class AsyncMemory(MemoryBase):
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         return await self._run(backend_steps.records, self._live(), wanted, scope)
 
+    async def vectors(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, builtins.list[float]]:  # fmt: skip
+        """The stored dense vectors of records by id, in the order asked (for maximal marginal relevance and other
+        re-ranking by similarity between memories); with a scope, only those inside it. Missing ids are left out."""
+        wanted = parse_record_ids(ids)
+        scope = parse_scope(user_id, agent_id, session_id, required=False)
+        return await self._run(backend_steps.vectors, self._live(), wanted, scope)
+
     async def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, limit: int = 50, cursor: str | None = None,

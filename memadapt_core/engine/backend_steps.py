@@ -17,7 +17,9 @@ from memadapt_core.ranking import fuse
 from . import reads, updates, writes
 from .resources import Resources
 
-__all__ = ["count_and_delete", "history", "list_page", "prepare_add", "records", "search", "write_add"]
+__all__ = [
+    "count_and_delete", "history", "list_page", "prepare_add", "records", "search", "vectors", "write_add",
+]  # fmt: skip
 
 
 def prepare_add(r: Resources, plan: writes.AddPlan) -> None:
@@ -48,6 +50,13 @@ def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> 
 
 def records(r: Resources, wanted: list[str], scope: Scope) -> list[MemoryRecord]:
     return updates.records_found(wanted, r.backend.retrieve(wanted), scope)
+
+
+def vectors(r: Resources, wanted: list[str], scope: Scope) -> dict[str, list[float]]:
+    """The stored dense vectors of the records found among ``wanted``, in the order asked, only inside ``scope``."""
+    by_id = {p.id: p for p in r.backend.retrieve(wanted, with_vectors=True)}
+    found = (by_id[i] for i in dict.fromkeys(wanted) if i in by_id)
+    return {p.id: p.dense.tolist() for p in found if p.dense is not None and updates.point_in_scope(p, scope)}
 
 
 def list_page(r: Resources, plan: reads.ListPlan) -> Page:
