@@ -7,12 +7,15 @@ Read when an engine is built, never at import. Nested groups use ``__``: ``MEMAD
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .redaction import redact_url
 
 __all__ = [
     "EmbedderSettings",
@@ -25,6 +28,16 @@ __all__ = [
 ]
 
 BackendName = Literal["edge", "qdrant", "qdrant-local"]
+
+
+class _RedactedURLs:
+    """A URL may carry credentials (``https://user:password@host``): a settings object shows it redacted in its
+    repr and str, and dumps it redacted as JSON. A dump to Python objects keeps it whole, as it keeps a
+    ``SecretStr``: that is how settings are copied inside memadapt."""
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():  # type: ignore[misc]
+            yield name, redact_url(value) if name in ("url", "base_url") and isinstance(value, str) else value
 
 
 class RetrievalSettings(BaseModel):
@@ -68,7 +81,7 @@ class RetrievalSettings(BaseModel):
     bm25_avg_len: float = Field(48.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
 
 
-class EmbedderSettings(BaseModel):
+class EmbedderSettings(_RedactedURLs, BaseModel):
     """Which embedder makes the dense vectors. Changing it on an existing collection is a ConfigurationError."""
 
     model_config = ConfigDict(hide_input_in_errors=True)  # an error never echoes what it was given: keys
@@ -81,8 +94,12 @@ class EmbedderSettings(BaseModel):
     model_path: str | None = None  # fastembed: a local ONNX model folder
     timeout: float = Field(30.0, gt=0)
 
+    @field_serializer("base_url", when_used="json")
+    def _redacted(self, url: str | None) -> str | None:
+        return redact_url(url)
 
-class LLMSettings(BaseModel):
+
+class LLMSettings(_RedactedURLs, BaseModel):
     """An OpenAI-compatible chat model for consolidation: a ``model`` and an endpoint (``base_url``, or a key for
     api.openai.com). With neither a model nor an endpoint nothing is consolidated; with only one of them
     ``MemorySettings`` refuses to build (``missing()`` says what is missing)."""
@@ -96,6 +113,10 @@ class LLMSettings(BaseModel):
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(3, ge=0, le=10)
     temperature: float = 0.0
+
+    @field_serializer("base_url", when_used="json")
+    def _redacted(self, url: str | None) -> str | None:
+        return redact_url(url)
 
     @property
     def configured(self) -> bool:
@@ -141,7 +162,7 @@ def openai_base_url(explicit: str | None) -> str | None:
     return explicit or os.environ.get("OPENAI_BASE_URL", "").strip() or None
 
 
-class MemorySettings(BaseSettings):
+class MemorySettings(_RedactedURLs, BaseSettings):
     """Everything an engine needs; all optional. ``Memory()`` with nothing set opens the embedded default store."""
 
     model_config = SettingsConfigDict(
@@ -189,6 +210,19 @@ class MemorySettings(BaseSettings):
     vacuum_after_deletes: int = Field(
         10_000, ge=0, description="embedded store: vacuum in the background after this many deletes (0: never)"
     )
+
+    @field_serializer("url", when_used="json")
+    def _redacted(self, url: str | None) -> str | None:
+        return redact_url(url)
+
+    @field_validator("path")
+    @classmethod
+    def _folder(cls, path: str | None) -> str | None:
+        """A folder the file system can name: NUL or a lone surrogate would fail deep in the store instead."""
+        if path is not None and ("\0" in path or any("\ud800" <= c <= "\udfff" for c in path)):
+            msg = "path must be a folder name without NUL or lone surrogate characters"
+            raise ValueError(msg)
+        return path
 
     @field_validator("collection")
     @classmethod

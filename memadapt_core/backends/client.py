@@ -39,6 +39,7 @@ from memadapt_core.backends.schema import (
 )
 from memadapt_core.errors import ConfigurationError, MemadaptError, StoreError, StoreLockedError, StoreUnavailableError
 from memadapt_core.filters import FilterSpec
+from memadapt_core.redaction import redact_url, redact_urls
 from memadapt_core.sparse import SparseVector
 
 __all__ = ["QdrantClientBackend"]
@@ -80,12 +81,13 @@ class QdrantClientBackend:
             if "already accessed" in str(exc):
                 msg = f"the local Qdrant folder {path} is open in another client or process; use a Qdrant server"
                 raise StoreLockedError(msg) from exc
-            msg_0 = f"cannot open Qdrant: {exc}"
+            msg_0 = f"cannot open Qdrant: {redact_urls(str(exc))}"
             raise StoreUnavailableError(msg_0) from exc
         except Exception as exc:
-            msg_0 = f"cannot open Qdrant: {exc}"
+            msg_0 = f"cannot open Qdrant: {redact_urls(str(exc))}"
             raise StoreUnavailableError(msg_0) from exc
-        self._where = url or path or location or ":memory:"
+        # What messages and stats() show: a URL's credentials (https://user:password@host) never among them.
+        self._where = redact_url(url) or path or location or ":memory:"
 
     def _call(self, fn: Callable[[QdrantClient], T]) -> T:
         try:
@@ -95,7 +97,7 @@ class QdrantClientBackend:
             raise
         except Exception as exc:
             name = type(exc).__name__
-            text = str(exc)
+            text = redact_urls(str(exc))  # a client error may quote the URL it was given, credentials and all
             if name in ("ResponseHandlingException", "ConnectError", "ConnectTimeout", "ReadTimeout") or (
                 isinstance(exc, (ConnectionError, TimeoutError, OSError))
             ):

@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from pydantic import SecretStr
 
 from memadapt_core.config import EmbedderSettings, openai_base_url, openai_key
 from memadapt_core.embedders.base import Embedder, Vectors
 from memadapt_core.errors import ConfigurationError, EmbeddingError
+from memadapt_core.redaction import redact_urls
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -40,17 +42,24 @@ class OpenAIEmbedder(Embedder):
                 "or OPENAI_API_KEY (or MEMADAPT_EMBEDDER__BASE_URL for a server that needs none)"
             )
             raise ConfigurationError(msg)
-        common: dict[str, Any] = {
-            "api_key": key.get_secret_value() if key is not None else _PLACEHOLDER_KEY,  # no key: a keyless server
-            "base_url": base_url,
-            "timeout": settings.timeout,
-        }
-        self._client = openai.OpenAI(max_retries=2, **common)
-        self._common = common
+        # The key stays a SecretStr on this object (its repr, a debugger, a dump of vars() show stars); it is read
+        # only in _client_options, when a client is built. No key: a keyless server (Ollama, vLLM).
+        self._key = key if key is not None else SecretStr(_PLACEHOLDER_KEY)
+        self._base_url = base_url
+        self._timeout = settings.timeout
+        self._client = openai.OpenAI(**self._client_options())
         self._aclient: openai.AsyncOpenAI | None = None  # made on first async use, inside the running loop
         self.model = settings.model
         self.name = f"openai-{settings.model}"
         self.dim = settings.dim or self._probe_dim()
+
+    def _client_options(self) -> dict[str, Any]:
+        return {
+            "api_key": self._key.get_secret_value(),
+            "base_url": self._base_url,
+            "timeout": self._timeout,
+            "max_retries": 2,
+        }
 
     def _probe_dim(self) -> int:
         return int(self._embed(["dimension probe"]).shape[1])
@@ -61,7 +70,7 @@ class OpenAIEmbedder(Embedder):
             try:
                 resp = self._client.embeddings.create(model=self.model, input=list(texts[start : start + _CHUNK]))
             except Exception as exc:
-                msg = f"embedding server failed: {type(exc).__name__}: {exc}"
+                msg = f"embedding server failed: {type(exc).__name__}: {redact_urls(str(exc))}"
                 raise EmbeddingError(msg) from exc
             rows.extend(item.embedding for item in sorted(resp.data, key=lambda d: d.index))
         return np.asarray(rows, dtype=np.float32)
@@ -70,7 +79,7 @@ class OpenAIEmbedder(Embedder):
         if self._aclient is None:
             import openai
 
-            self._aclient = openai.AsyncOpenAI(max_retries=2, **self._common)
+            self._aclient = openai.AsyncOpenAI(**self._client_options())
         return self._aclient
 
     def close(self) -> None:
@@ -90,7 +99,7 @@ class OpenAIEmbedder(Embedder):
                     model=self.model, input=list(texts[start : start + _CHUNK])
                 )
             except Exception as exc:
-                msg = f"embedding server failed: {type(exc).__name__}: {exc}"
+                msg = f"embedding server failed: {type(exc).__name__}: {redact_urls(str(exc))}"
                 raise EmbeddingError(msg) from exc
             rows.extend(item.embedding for item in sorted(resp.data, key=lambda d: d.index))
         return np.asarray(rows, dtype=np.float32)

@@ -137,3 +137,94 @@ def test_a_langchain_retriever_serialises_without_the_key(all_logs: pytest.LogCa
         assert_no_key(repr(retriever))
         assert_no_key(json.dumps(dumpd(retriever), default=str))
         assert_no_key(repr(mem.settings))
+
+
+# -- credentials inside a URL (https://user:password@host) ------------------------------------------------------------
+URL_PASSWORD = "s3cret"
+
+
+def _url_with_password(port: int) -> str:
+    return f"http://user:{URL_PASSWORD}@127.0.0.1:{port}"
+
+
+def _messages_of(exc: BaseException) -> str:
+    """The message and repr of the error and of every exception chained to it (what a traceback prints of them)."""
+    out, seen = [], set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        out += [str(current), repr(current)]
+        current = current.__cause__ or current.__context__
+    return "\n".join(out)
+
+
+def test_an_unreachable_server_error_does_not_carry_the_password_of_its_url(
+    closed_port: int, all_logs: pytest.LogCaptureFixture
+) -> None:
+    with _client_warnings_ignored(), pytest.raises(StoreUnavailableError) as err:
+        Memory(url=_url_with_password(closed_port), timeout=1)
+    assert "127.0.0.1" in str(err.value)  # it still says which server failed
+    assert URL_PASSWORD not in _messages_of(err.value)
+    assert URL_PASSWORD not in "\n".join(r.getMessage() for r in all_logs.records)
+
+
+def test_the_cli_error_for_an_unreachable_server_does_not_carry_the_password(
+    closed_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memadapt_core.cli import main
+
+    with _client_warnings_ignored():
+        code = main(["--url", _url_with_password(closed_port), "stats"])
+    out, err = capsys.readouterr()
+    assert code == 3
+    assert "cannot reach Qdrant" in err
+    assert URL_PASSWORD not in out + err
+
+
+def test_settings_show_urls_without_their_credentials() -> None:
+    settings = MemorySettings(
+        url=_url_with_password(6333),
+        embedder={"base_url": f"http://emb:{URL_PASSWORD}@127.0.0.1:1/v1"},
+        llm={"base_url": f"http://llm:{URL_PASSWORD}@127.0.0.1:2/v1?api_key={URL_PASSWORD}", "model": "m"},
+    )
+    for shown in (repr(settings), str(settings), repr(settings.llm), str(settings.embedder)):
+        assert URL_PASSWORD not in shown
+        assert "127.0.0.1" in shown
+    assert URL_PASSWORD not in settings.model_dump_json()
+    assert settings.model_dump()["url"] == _url_with_password(6333)  # kept whole inside, as a SecretStr is
+
+
+def test_stats_of_a_server_store_show_its_url_without_credentials() -> None:
+    from memadapt_core.backends.client import QdrantClientBackend
+
+    class _Info:
+        points_count = 1
+
+    class _Client:  # stands in for a reachable server: stats() needs one answer from it
+        def get_collection(self, name: str) -> _Info:
+            return _Info()
+
+        def close(self) -> None:
+            pass
+
+    with _client_warnings_ignored():
+        backend = QdrantClientBackend(url=_url_with_password(1))
+        backend._client = _Client()  # type: ignore[assignment]
+        stats = backend.stats()
+    assert stats["where"] == "http://***@127.0.0.1:1"
+    assert URL_PASSWORD not in repr(stats)
+
+
+def test_the_openai_embedder_keeps_its_key_as_a_secret() -> None:
+    from memadapt_core.config import EmbedderSettings
+    from memadapt_core.embedders.openai import OpenAIEmbedder
+
+    embedder = OpenAIEmbedder(
+        EmbedderSettings(provider="openai", model="emb", dim=8, base_url="http://127.0.0.1:1/v1", api_key=EMBED_KEY)
+    )
+    try:
+        own = {name: value for name, value in vars(embedder).items() if name not in ("_client", "_aclient")}
+        assert_no_key(repr(own))
+        assert embedder._client.api_key == EMBED_KEY  # read when the client was built, and used
+    finally:
+        embedder.close()
