@@ -14,6 +14,7 @@ try:
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import StructuredTool
     from langchain_core.vectorstores import VectorStore
+    from langchain_core.vectorstores.utils import maximal_marginal_relevance
     from langgraph.store.base import (
         BaseStore,
         GetOp,
@@ -54,6 +55,7 @@ __all__ = [
     "StructuredTool",
     "VectorStore",
     "get_text_at_path",
+    "maximal_marginal_relevance",
     "message_to_dict",
     "messages_from_dict",
     "validate_op_namespace",

@@ -10,6 +10,7 @@ from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, ScopeIds, Sea
 
 from ._engine import LANGCHAIN_KEY, engine_views
 from ._framework import Document, Embeddings, VectorStore
+from ._mmr import SCAN_PAGE, mmr_pick, nearest
 
 __all__ = ["DEFAULT_AGENT_ID", "MemadaptVectorStore"]
 
@@ -47,6 +48,11 @@ class MemadaptVectorStore(VectorStore):
     ``embedding``. The scope is the ids given, or ``agent_id="langchain"`` when none is; give the store a scope
     of its own, since ``delete()`` without ids empties that scope. Searches return the ``k`` nearest with no
     relevance floor; scores are the engine's fused scores (relative to the query, best first).
+
+    Maximal marginal relevance (``max_marginal_relevance_search``, ``as_retriever(search_type="mmr")``) takes the
+    engine's ``fetch_k`` best hits for the query and picks ``k`` of them by their stored vectors; the ``_by_vector``
+    forms have no text to search with, so they scan the scope (exact, in time proportional to its size) for the
+    ``fetch_k`` nearest by cosine first.
     """
 
     def __init__(
@@ -139,6 +145,68 @@ class MemadaptVectorStore(VectorStore):
         self, query: str, k: int = 4, *, filter: dict[str, JSON] | None = None, **kwargs: Any
     ) -> list[Document]:
         return [doc for doc, _ in await self.asimilarity_search_with_score(query, k, filter=filter)]
+
+    # ---- maximal marginal relevance -----------------------------------------------------------------------
+
+    def _fetch(self, k: int, fetch_k: int) -> int:
+        return min(max(k, fetch_k), self._sync.settings.max_limit)
+
+    def max_marginal_relevance_search(
+        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        flt = _filters(kwargs.get("filter"))
+        hits = self._sync.search(
+            query, limit=self._fetch(k, fetch_k), kinds=["fact"], threshold=0.0, filters=flt, **self._scope
+        )
+        records = [hit.record for hit in hits]
+        vectors = self._sync.vectors([r.id for r in records], **self._scope)
+        picked = mmr_pick(self._sync.embedder.embed_query(query), records, vectors, k, lambda_mult)
+        return [_document(r) for r in picked]
+
+    async def amax_marginal_relevance_search(
+        self, query: str, k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        flt = _filters(kwargs.get("filter"))
+        hits = await self._async.search(
+            query, limit=self._fetch(k, fetch_k), kinds=["fact"], threshold=0.0, filters=flt, **self._scope
+        )
+        records = [hit.record for hit in hits]
+        vectors = await self._async.vectors([r.id for r in records], **self._scope)
+        picked = mmr_pick(await self._async.embedder.aembed_query(query), records, vectors, k, lambda_mult)
+        return [_document(r) for r in picked]
+
+    def max_marginal_relevance_search_by_vector(
+        self, embedding: list[float], k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        flt = _filters(kwargs.get("filter"))
+        best: list[tuple[float, MemoryRecord]] = []
+        page: list[MemoryRecord] = []
+        for record in self._sync.iter_records(kinds=["fact"], filters=flt, page_size=SCAN_PAGE, **self._scope):
+            page.append(record)
+            if len(page) == SCAN_PAGE:
+                best = nearest(embedding, best, page, self._sync.vectors([r.id for r in page]), max(k, fetch_k))
+                page = []
+        best = nearest(embedding, best, page, self._sync.vectors([r.id for r in page]), max(k, fetch_k))
+        records = [r for _, r in best]
+        vectors = self._sync.vectors([r.id for r in records])
+        return [_document(r) for r in mmr_pick(embedding, records, vectors, k, lambda_mult)]
+
+    async def amax_marginal_relevance_search_by_vector(
+        self, embedding: list[float], k: int = 4, fetch_k: int = 20, lambda_mult: float = 0.5, **kwargs: Any
+    ) -> list[Document]:
+        flt = _filters(kwargs.get("filter"))
+        best: list[tuple[float, MemoryRecord]] = []
+        page: list[MemoryRecord] = []
+        async for record in self._async.iter_records(kinds=["fact"], filters=flt, page_size=SCAN_PAGE, **self._scope):
+            page.append(record)
+            if len(page) == SCAN_PAGE:
+                vectors = await self._async.vectors([r.id for r in page])
+                best = nearest(embedding, best, page, vectors, max(k, fetch_k))
+                page = []
+        best = nearest(embedding, best, page, await self._async.vectors([r.id for r in page]), max(k, fetch_k))
+        records = [r for _, r in best]
+        vectors = await self._async.vectors([r.id for r in records])
+        return [_document(r) for r in mmr_pick(embedding, records, vectors, k, lambda_mult)]
 
     def _select_relevance_score_fn(self) -> Callable[[float], float]:
         # The engine's fused score is already a relevance (higher is closer), not a distance; its boosts (a
