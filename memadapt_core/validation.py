@@ -27,9 +27,11 @@ __all__ = [
     "parse_messages",
     "parse_metadata",
     "parse_moment",
+    "parse_number",
     "parse_record_id",
     "parse_record_ids",
     "parse_scope",
+    "parse_speaker",
     "parse_text",
     "parse_time_range",
     "refuse_surrogates",
@@ -92,6 +94,16 @@ def parse_text(field: str, value: object, max_chars: int) -> str:
     return refuse_surrogates(field, text)
 
 
+def parse_speaker(field: str, value: object) -> str:
+    """A speaker's role or name: a non-empty string of at most 512 characters (the limit of ids), which is far
+    more than any role needs; a longer one is a mistake or an attack on the index and the rendered context."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(field, "must be a non-empty string")
+    if len(value) > _MAX_ID_CHARS:
+        raise ValidationError(field, f"has {len(value)} characters; the limit is {_MAX_ID_CHARS}")
+    return refuse_surrogates(field, value)
+
+
 def parse_kinds(kinds: object) -> tuple[Kind, ...] | None:
     if kinds is None:
         return None
@@ -135,12 +147,38 @@ def parse_moment(field: str, value: object) -> datetime:
         except ValueError as exc:
             raise ValidationError(field, f"{value!r} is not an ISO 8601 date-time") from exc
         return check_utc(field, parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC))
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        try:
-            return datetime.fromtimestamp(value, tz=UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:  # an int beyond float range (2**1100) overflows in isfinite itself
+            if math.isfinite(value):
+                return datetime.fromtimestamp(value, tz=UTC)
         except (OverflowError, OSError, ValueError) as exc:
-            raise ValidationError(field, f"{value!r} is not a valid Unix timestamp") from exc
+            raise ValidationError(field, f"{_short(value)} is not a valid Unix timestamp") from exc
+        raise ValidationError(field, f"{value!r} is not a valid Unix timestamp")
     raise ValidationError(field, f"must be a datetime or an ISO 8601 string, not {type(value).__name__}")
+
+
+def parse_number(field: str, value: object, fix: str) -> float:
+    """A finite int or float (not a bool) as a float: an int beyond float range (2**1100) is refused here instead
+    of overflowing later. ``fix`` completes the message: what the caller may give instead."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number):
+            return number
+        raise ValidationError(field, f"{_short(value)} is not a finite number; {fix}")
+    raise ValidationError(field, f"must be a finite number, not {type(value).__name__}; {fix}")
+
+
+def _short(value: object) -> str:
+    """A value for an error message, cut to 40 characters (an int of 2**1100 has 332 digits)."""
+    text = (
+        repr(value)
+        if not isinstance(value, int) or value.bit_length() < 128
+        else f"an integer of {value.bit_length()} bits"
+    )
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_utc(field: str, moment: datetime) -> datetime:
@@ -281,18 +319,10 @@ def _message(field: str, item: object, kind: Kind, max_chars: int) -> MessageInp
     if role is None and kind == "message":
         msg = f"{field}.role"
         raise ValidationError(msg, "is required for a message (user, assistant, system, tool)")
-    if role is not None and (not isinstance(role, str) or not role.strip()):
-        msg = f"{field}.role"
-        raise ValidationError(msg, "must be a non-empty string")
-    if role is not None:
-        refuse_surrogates(f"{field}.role", role)
+    role = None if role is None else parse_speaker(f"{field}.role", role)
     text = parse_text(f"{field}.content", _content_text(f"{field}.content", item.get("content")), max_chars)
     name = item.get("name")
-    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > _MAX_ID_CHARS):
-        msg = f"{field}.name"
-        raise ValidationError(msg, "must be a non-empty string")
-    if name is not None:
-        refuse_surrogates(f"{field}.name", name)
+    name = None if name is None else parse_speaker(f"{field}.name", name)
     raw_id = item.get("id")
     if raw_id is not None:
         if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or not str(raw_id).strip():

@@ -9,10 +9,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memadapt_core.backends.base import RECORD_ID, PointKey, StoredPoint
@@ -23,9 +22,11 @@ from memadapt_core.ranking import QueryPlan, Ranked, boost, tense_of
 from memadapt_core.record_codec import record_from_payload, utcnow
 from memadapt_core.temporal import find_time_range, is_time_only, is_when_question
 from memadapt_core.validation import (
+    check_utc,
     parse_kinds,
     parse_limit,
     parse_moment,
+    parse_number,
     parse_scope,
     parse_text,
     parse_time_range,
@@ -87,11 +88,7 @@ def plan_search(
     scope = parse_scope(user_id, agent_id, session_id)
     n = parse_limit(limit, s.max_limit)
     ks = parse_kinds(kinds)
-    if threshold is not None and (
-        isinstance(threshold, bool) or not isinstance(threshold, int | float) or not math.isfinite(threshold)
-    ):
-        field = "threshold"
-        raise ValidationError(field, "must be a finite number or None (the default relevance floor)")
+    floor = None if threshold is None else parse_number("threshold", threshold, "or None (the default floor)")
     rng = parse_time_range(time_range)
     ref = utcnow() if now is None else parse_moment("now", now)
     at = None if as_of is None else parse_moment("as_of", as_of)
@@ -114,9 +111,7 @@ def plan_search(
     by_time = None
     if (rng is not None or found is not None) and is_time_only(text):
         by_time = flt if found is None else replace(flt, observed_from=found.start, observed_to=found.end)
-    plan = QueryPlan(
-        text, window, is_when_question(text), None if threshold is None else float(threshold), tense_of(text)
-    )
+    plan = QueryPlan(text, window, is_when_question(text), floor, tense_of(text))
     depth = max(3 * n, s.retrieval.rerank_depth)
     return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, depth, by_time)
 
@@ -193,12 +188,17 @@ def decode_cursor(cursor: object) -> tuple[datetime | None, frozenset[str]]:
     if not isinstance(cursor, str):
         field = "cursor"
         raise ValidationError(field, "must be the next_cursor string of a previous page")
+    field = "cursor"
     try:
         data = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        return datetime.fromisoformat(data["t"]), frozenset(str(x) for x in data["s"])
-    except (ValueError, KeyError, TypeError, binascii.Error) as exc:
-        field = "cursor"
+        start, skip = datetime.fromisoformat(data["t"]), data["s"]
+        if not isinstance(skip, list) or not all(isinstance(x, str) for x in skip):
+            raise TypeError(skip)
+        # A cursor is a caller's string: a forged one may name a moment UTC cannot hold (year 1 at +05:00).
+        start = check_utc(field, start if start.tzinfo is not None else start.replace(tzinfo=UTC))
+    except (ValueError, KeyError, TypeError, OverflowError, binascii.Error) as exc:
         raise ValidationError(field, "is not a cursor this store made") from exc
+    return start, frozenset(skip)
 
 
 def usable_queries(queries: object) -> list[str]:

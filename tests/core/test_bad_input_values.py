@@ -4,6 +4,7 @@ UUID) are refused by validation, naming the field, before anything is hashed or 
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memadapt_core import AsyncMemory, Memory, StoreError, ValidationError
+from memadapt_core import AsyncMemory, ConfigurationError, Memory, StoreError, ValidationError
 from memadapt_core.backends.base import CollectionInfo, StoredPoint
 from memadapt_core.backends.edge import EdgeBackend
 from memadapt_core.filters import FilterSpec, MetaCondition
@@ -240,3 +241,93 @@ def test_a_rust_panic_in_the_embedded_store_is_a_store_error(tmp_path: Path) -> 
             backend.search(dense, None, spec, 5)
     finally:
         backend.close()
+
+
+BEYOND_FLOAT = 2**1100  # an int float() cannot hold: math.isfinite and datetime.fromtimestamp overflow on it
+OUT_OF_RANGE: list[tuple[str, Any]] = [
+    ("threshold", lambda m: m.search("bees", user_id="u1", threshold=BEYOND_FLOAT)),
+    ("threshold", lambda m: m.search("bees", user_id="u1", threshold=-BEYOND_FLOAT)),
+    ("now", lambda m: m.search("bees", user_id="u1", now=BEYOND_FLOAT)),
+    ("as_of", lambda m: m.search("bees", user_id="u1", as_of=BEYOND_FLOAT)),
+    ("time_range[0]", lambda m: m.search("bees", user_id="u1", time_range=(BEYOND_FLOAT, None))),
+    ("observed_at", lambda m: m.add("hello", user_id="u1", observed_at=BEYOND_FLOAT)),
+    (
+        "messages[0].timestamp",
+        lambda m: m.add({"role": "user", "content": "hi", "timestamp": -BEYOND_FLOAT}, user_id="u1"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("field", "call"), OUT_OF_RANGE, ids=[f"{f}-{i}" for i, (f, _) in enumerate(OUT_OF_RANGE)])
+def test_a_number_beyond_float_range_is_refused_naming_its_field(either: Memory, field: str, call: Any) -> None:
+    before = _records(either)
+    with pytest.raises(ValidationError) as err:
+        call(either)
+    assert err.value.field == field
+    assert len(str(err.value)) < 200  # names the number by its size, not by its 332 digits
+    assert _records(either) == before
+
+
+def _cursor(data: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data).encode()).decode()
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        _cursor({"t": "0001-01-01T00:00:00+05:00", "s": []}),  # before year 1 in UTC
+        _cursor({"t": "9999-12-31T23:59:59-05:00", "s": []}),  # after year 9999 in UTC
+        _cursor({"t": "2024-03-01T00:00:00+00:00", "s": "abc"}),  # a string, not a list of ids
+        _cursor({"t": "2024-03-01T00:00:00+00:00", "s": [1, 2]}),
+        _cursor({"t": 2**1100, "s": []}),
+    ],
+    ids=["year-1", "year-10000", "skip-str", "skip-ints", "huge-int"],
+)
+def test_a_forged_list_cursor_is_refused_naming_the_cursor(either: Memory, cursor: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        either.list(user_id="u1", cursor=cursor)
+    assert err.value.field == "cursor"
+
+
+def test_a_forged_cursor_without_a_time_zone_is_read_as_utc(either: Memory) -> None:
+    page = either.list(user_id="u1", cursor=_cursor({"t": "2000-01-01T00:00:00", "s": []}))
+    assert [r.text for r in page.records] == ["I keep bees"]
+
+
+@pytest.mark.parametrize("key", ["role", "name"])
+def test_a_role_or_name_longer_than_512_characters_is_refused(either: Memory, key: str) -> None:
+    before = _records(either)
+    with pytest.raises(ValidationError, match="512") as err:
+        either.add({"role": "user", "content": "hi", key: "r" * 10_000_000}, user_id="u1")
+    assert err.value.field == f"messages[0].{key}"
+    assert _records(either) == before
+    (kept,) = either.add({"role": "r" * 512, "content": "a long role is fine up to 512"}, user_id="u1")
+    assert kept.role == "r" * 512
+
+
+@pytest.mark.parametrize("path", ["store\x00name", "store\udc00name"], ids=["nul", "surrogate"])
+@pytest.mark.parametrize("backend", ["edge", "qdrant-local"])
+def test_a_store_path_the_file_system_cannot_name_is_a_configuration_error(
+    tmp_path: Path, path: str, backend: str
+) -> None:
+    with pytest.raises(ConfigurationError, match="path"):
+        Memory(path=str(tmp_path / path), backend=backend)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "field"),
+    [
+        (["list", "--user", "u1", "--cursor", _cursor({"t": "0001-01-01T00:00:00+05:00", "s": []})], "cursor"),
+        (["add", "hi", "--user", "u1", "--role", "r" * 600], "messages[0].role"),
+        (["search", "bees", "--user", "u1", "--threshold", "1e999"], "threshold"),
+    ],
+    ids=["cursor", "role", "threshold"],
+)
+def test_the_cli_refuses_out_of_range_values_with_exit_code_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], field: str
+) -> None:
+    from memadapt_core.cli import main
+
+    assert main(["--path", str(tmp_path / "store"), *argv]) == 2
+    assert f"memadapt: {field}:" in capsys.readouterr().err

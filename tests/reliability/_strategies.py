@@ -68,14 +68,19 @@ MOMENT = st.one_of(
     st.sampled_from(["2024-03-01T09:00:00Z", "2024-03-01", "yesterday", "2024-13-45", "", "0"]),
     st.sampled_from(["9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00", "0001-01-01", "9999-12-31T23:59Z"]),
     st.integers(-(10**12), 10**12),
+    INTEGERS,  # 2**1100 once overflowed in math.isfinite: OverflowError, not ValidationError
     FLOATS,
     GARBAGE,
 )
+NUMBER = FLOATS | INTEGERS | GARBAGE  # a threshold: integers beyond float range too
 MESSAGE = st.one_of(
     TEXT,
     HUGE,
     st.fixed_dictionaries(
-        {"role": st.sampled_from(["user", "assistant", "", None, 3]), "content": TEXT | HUGE | GARBAGE},
+        {
+            "role": st.sampled_from(["user", "assistant", "", None, 3, "r" * 513]) | HUGE,
+            "content": TEXT | HUGE | GARBAGE,
+        },
         optional={
             "id": st.one_of(TEXT, st.integers(), st.booleans(), st.just("i" * 600)),
             "name": TEXT | GARBAGE,
@@ -131,8 +136,13 @@ FILTERS = st.one_of(
     GARBAGE,
 )
 LIMIT = st.one_of(st.integers(-5, 2000), st.booleans(), FLOATS, GARBAGE)
-CURSORISH = (st.binary(max_size=40) | JSON.map(lambda v: json.dumps(v).encode())).map(
-    lambda raw: base64.urlsafe_b64encode(raw).decode()
-)  # decodes, then is not what the store made
+_FORGED_CURSOR = st.fixed_dictionaries(
+    {"t": MOMENT.map(lambda m: m.isoformat() if isinstance(m, datetime) else m) | JSON, "s": JSON}
+)  # a cursor's own shape with any moment (year 1 at +05:00 once overflowed) and any skip list
+CURSORISH = (
+    st.binary(max_size=40)
+    | JSON.map(lambda v: json.dumps(v).encode())
+    | _FORGED_CURSOR.map(lambda v: json.dumps(v, default=str).encode())
+).map(lambda raw: base64.urlsafe_b64encode(raw).decode())  # decodes, then is not what the store made
 RECORD_ID = st.one_of(st.uuids().map(str), st.uuids().map(lambda u: u.hex.upper()), TEXT, GARBAGE)
 ID_LISTS = st.lists(RECORD_ID, max_size=3) | st.tuples(RECORD_ID) | TEXT | GARBAGE

@@ -33,6 +33,7 @@ from ._strategies import (
     MESSAGES,
     METADATA,
     MOMENT,
+    NUMBER,
     OFFSETS,
     RECORD_ID,
     SCOPE_ID,
@@ -123,7 +124,7 @@ CALLS: dict[str, st.SearchStrategy[tuple[tuple[Any, ...], dict[str, Any]]]] = {
         | {
             "limit": (st.integers(1, 1000), LIMIT),
             "kinds": (OPTIONAL | V_KINDS, KINDS),
-            "threshold": (OPTIONAL | st.floats(-1, 2), FLOATS | GARBAGE),
+            "threshold": (OPTIONAL | st.floats(-1, 2), NUMBER),
             "time_range": TIME_RANGE,
             "now": (OPTIONAL | V_MOMENT, MOMENT),
             "filters": (OPTIONAL | V_FILTERS, FILTERS),
@@ -227,6 +228,7 @@ SETTINGS = st.fixed_dictionaries(
         "timeout": FLOATS | GARBAGE,
         "backend": st.sampled_from(["edge", "qdrant", "qdrant-local", "nope"]) | GARBAGE,
         "collection": TEXT | GARBAGE,
+        "path": st.sampled_from(["a\x00b", "store\udc00", "\ud800"]),  # all refused: none makes a folder
         "embedder": st.sampled_from(["wordllama", "nope", "openai"]) | st.dictionaries(TEXT, JSON, max_size=2),
         "retrieval": st.dictionaries(st.sampled_from(["dense_weight", "candidates", "bogus"]), JSON, max_size=2),
         "unknown_option": JSON,
