@@ -251,6 +251,14 @@ def build_rows(convs: Sequence[Conversation], args: argparse.Namespace) -> list[
         emb = {"provider": "openai", "base_url": url, "model": model, "api_key": os.environ.get("OPENAI_API_KEY")}
         plans.append((f"memadapt default, openai {model}", lambda: memadapt_row(
             f"memadapt default, openai {model}", convs, embedder=emb)))  # fmt: skip
+    if args.embedder:
+        for provider in args.embedder:
+            for label, given in ((f"memadapt default, {provider}", None), (f"memadapt --retrieval, {provider}", "r")):
+                if given and not args.retrieval:
+                    continue
+                extra = json.loads(args.retrieval) if given else None
+                plans.append((label, lambda label=label, provider=provider, extra=extra: memadapt_row(
+                    label, convs, embedder=provider, retrieval=extra)))  # fmt: skip
     if args.fastembed_model_path:
         name, path = args.fastembed_model_path
         emb = {"provider": "fastembed", "model": name, "model_path": path}
@@ -303,6 +311,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--rows", nargs="+", help="only rows whose name contains one of these words")
     parser.add_argument("--tune", action="store_true", help="also tune a settings grid on 4 conversations")
     parser.add_argument("--retrieval", help="a row with these RetrievalSettings, as JSON: '{\"dense_weight\": 0.3}'")
+    parser.add_argument("--embedder", nargs="+", help="rows with these embedder providers too (e.g. minilm)")
     parser.add_argument("--openai-embedder", nargs=2, metavar=("BASE_URL", "MODEL"), help="key: $OPENAI_API_KEY")
     parser.add_argument("--fastembed-model-path", nargs=2, metavar=("MODEL", "DIR"), help="a local ONNX model")
     parser.add_argument("--consolidate", action="store_true", help="only the consolidation run (_locomo_consolidate)")

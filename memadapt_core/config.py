@@ -53,8 +53,13 @@ class RetrievalSettings(BaseModel):
     )
     # Relevance floor on the raw signals: a query is relevant when its best cosine reaches `floor_dense`, or when
     # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
-    floor_dense: float = 0.32
-    floor_dense_with_sparse: float = 0.25
+    # None: the embedder's own calibration (Embedder.floor_dense / floor_dense_with_sparse).
+    floor_dense: float | None = Field(
+        None, description="relevance floor: the best cosine a query needs; unset: the embedder's (0.32)"
+    )
+    floor_dense_with_sparse: float | None = Field(
+        None, description="... or with a BM25 match; unset: the embedder's (0.25 wordllama, 0.3 minilm)"
+    )
     dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
     sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")
     speaker_boost: float = Field(0.29, ge=0, description="when the query names exactly one speaker")

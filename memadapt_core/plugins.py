@@ -48,9 +48,15 @@ class BuiltinPlugin:
 
             return FastEmbedEmbedder(settings)
 
+        def minilm(settings: EmbedderSettings) -> Embedder:
+            from .embedders.minilm import MiniLMEmbedder
+
+            return MiniLMEmbedder()
+
         register("wordllama", wordllama)
         register("openai", openai)
         register("fastembed", fastembed)
+        register("minilm", minilm)
 
     @hookimpl
     def memadapt_register_llms(self, register: Callable[[str, Callable[..., Any]], None]) -> None:

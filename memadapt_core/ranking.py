@@ -76,7 +76,8 @@ def _minmax(cands: list[Candidate], min_span: float) -> tuple[float, float, floa
 
 def is_relevant(dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings) -> bool:
     top = dense[0][1] if dense else 0.0
-    return top >= cfg.floor_dense or (bool(sparse) and top >= cfg.floor_dense_with_sparse)
+    floor, with_sparse = cfg.floor_dense or 0.0, cfg.floor_dense_with_sparse or 0.0  # set from the embedder
+    return top >= floor or (bool(sparse) and top >= with_sparse)
 
 
 def _named_speaker(query: str, names: set[str]) -> str | None:
@@ -98,7 +99,7 @@ def fuse(
     raw_s = dict(sparse)
     total = (cfg.dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
     wd, ws = cfg.dense_weight / total, cfg.sparse_weight / total
-    floor = cfg.floor_dense if plan.threshold is None else None
+    floor = (cfg.floor_dense or 0.0) if plan.threshold is None else None
     tied = _lexical_ties(dense, raw_s, cfg.lexical_tie_cosine)
     scored: list[tuple[float, PointKey, float, float]] = []  # fused, id, raw dense, raw sparse
     seen: set[PointKey] = set()

@@ -34,6 +34,11 @@ class Embedder(ABC):
     dim: int
     #: True for in-process models whose small batches may run on the event loop thread.
     cpu_bound: bool = True
+    #: The relevance floor calibrated for this embedder's cosines (``RetrievalSettings`` may override it): a query
+    #: is relevant when its best cosine reaches ``floor_dense``, or ``floor_dense_with_sparse`` with a BM25 match.
+    #: WordLlama's values; measured on LoCoMo and the paraphrase probe (docs/benchmarks.md).
+    floor_dense: float = 0.32
+    floor_dense_with_sparse: float = 0.25
 
     @abstractmethod
     def _embed(self, texts: Sequence[str]) -> Vectors:

@@ -60,6 +60,7 @@ class Resources:
         self.lock = threading.RLock()  # read-modify-write of single records (memadapt_core.engine.transactions)
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
+        self.settings = settings = _with_floors(settings, self.embedder)
         self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
         self._tempdir: str | None = None
         self.backend: VectorBackend = self._open_backend()
@@ -142,6 +143,16 @@ class Resources:
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
+
+
+def _with_floors(settings: MemorySettings, embedder: Embedder) -> MemorySettings:
+    """The settings with the relevance floor the caller left unset taken from the embedder's calibration."""
+    r = settings.retrieval
+    floors = {"floor_dense": embedder.floor_dense, "floor_dense_with_sparse": embedder.floor_dense_with_sparse}
+    missing = {k: v for k, v in floors.items() if getattr(r, k) is None}
+    if not missing:
+        return settings
+    return settings.model_copy(update={"retrieval": r.model_copy(update=missing)})
 
 
 def _collection_name(embedder: Embedder) -> str:
