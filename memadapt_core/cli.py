@@ -1,4 +1,4 @@
-"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize.
+"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize; mcp and serve.
 
 Human output by default, ``--json`` for scripts; global options go before or after the command. Exit codes
 (``EXIT_CODES``, shown by ``--help``): 0 done; 1 nothing found (search, delete); 2 bad input or usage; 3 store
@@ -115,7 +115,34 @@ def _parser() -> argparse.ArgumentParser:
         parents=after,
         help="compact the embedded store (faster search), vacuum deleted records, flush the log",
     )
+    _server_commands(sub, after)
     return parser
+
+
+def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
+    """``mcp`` and ``serve``: the server runs until stopped (docs/mcp.md); it needs the ``mcp`` extra."""
+    mcp = sub.add_parser("mcp", parents=after, help="serve MCP tools on stdio, for one user (an MCP client starts it)")
+    mcp.add_argument("--user-id", help="the user every tool call acts for (default: MEMADAPT_MCP_USER_ID)")
+    mcp.add_argument("--agent-id", help="also scope every call to this agent")
+    serve = sub.add_parser("serve", parents=after, help="serve the HTTP API and MCP at /mcp, scoped by bearer tokens")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument("--tokens", help="JSON file {token: user_id} (default: MEMADAPT_TOKENS, the same JSON)")
+    serve.add_argument("--agent-id", help="also scope every request to this agent")
+    serve.add_argument("--max-body-bytes", type=int, help="larger request bodies get 413 (default 2 MB)")
+
+
+def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
+    from .server import run_stdio, serve
+
+    if ns.command == "mcp":
+        run_stdio(options, user_id=ns.user_id, agent_id=ns.agent_id)
+    else:
+        serve(
+            options, host=ns.host, port=ns.port, tokens_file=ns.tokens, agent_id=ns.agent_id,
+            max_body_bytes=ns.max_body_bytes,
+        )  # fmt: skip
+    return EXIT_OK
 
 
 def _scope(ns: argparse.Namespace) -> dict[str, Any]:
@@ -220,6 +247,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             options["url"] = ns.url
         if ns.embedder:
             options["embedder"] = {"provider": ns.embedder}  # a dict: MEMADAPT_EMBEDDER__MODEL etc. still apply
+        if ns.command in ("mcp", "serve"):
+            return _serve(ns, options)
         with Memory(**options) as mem:
             return _run(ns, mem)
     except ValidationError as exc:

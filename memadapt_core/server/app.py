@@ -1,0 +1,137 @@
+"""The ASGI app of ``memadapt serve``: streamable-HTTP MCP at ``/mcp`` beside the JSON routes under ``/v1``.
+
+One engine per process, opened before the app and closed by its lifespan. Every request but ``/health`` and
+``/openapi.json`` carries a bearer token from the token map (401 otherwise); bodies over ``max_body_bytes`` are
+refused with 413 before the engine sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memadapt_core.engine import AsyncMemory
+from memadapt_core.models import Scope as MemoryScope
+
+from .auth import TokenMap, bearer_token
+from .http_api import SCOPE_STATE, api_routes, error_response
+from .mcp_tools import Context, ToolError, build_mcp_server
+from .openapi import openapi_document
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "build_app"]
+
+DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
+_OPEN_PATHS = {"/health", "/openapi.json"}
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """413 for a body over the limit: by its Content-Length, or while it streams in without one."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
+            await self._refuse(scope, receive, send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                raise _TooLarge
+            return message
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except _TooLarge:
+            if not started:
+                await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        message = f"the request body is larger than {self.max_bytes} bytes"
+        await error_response(413, "too_large", message)(scope, receive, send)
+
+
+class BearerAuth:
+    """401 without a known bearer token; with one, its memory scope in ``scope["state"]``."""
+
+    def __init__(self, app: ASGIApp, tokens: TokenMap) -> None:
+        self.app, self.tokens = app, tokens
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in _OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        found = self.tokens.scope_of(bearer_token(header))
+        if found is None:
+            response = error_response(401, "unauthorized", "give a known token: Authorization: Bearer <token>")
+            response.headers["WWW-Authenticate"] = 'Bearer realm="memadapt"'
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})[SCOPE_STATE] = found
+        await self.app(scope, receive, send)
+
+
+def build_app(
+    memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> ASGIApp:
+    """The whole service over ``memory`` (closed when the app shuts down), scoped by ``tokens``."""
+
+    def scope_for(ctx: Context[Any]) -> MemoryScope:
+        headers = getattr(ctx.request_context.request, "headers", None) or {}  # mcp 1.x has no ctx.headers
+        found = tokens.scope_of(bearer_token(headers.get("authorization")))
+        if found is None:  # the middleware let no such request through; refuse rather than guess
+            msg = "unauthorized: give a known bearer token"
+            raise ToolError(msg)
+        return found
+
+    mcp = build_mcp_server(memory, scope_for)
+    mcp_app = mcp.streamable_http_app(host=host)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            await memory.close()
+
+    async def health(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def openapi(_: Request) -> Response:
+        return JSONResponse(openapi_document())
+
+    routes: list[Route | Mount] = [
+        Route("/health", health, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        *api_routes(lambda: memory),
+        Mount("/", app=mcp_app),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    return BodyLimit(BearerAuth(app, tokens), max_body_bytes)

@@ -1,0 +1,212 @@
+"""The JSON routes of ``memadapt serve``: the engine's calls over HTTP, scoped by the request's bearer token.
+
+The token fixes the user (and the server's ``--agent-id``, if given); a request may name an agent or session
+inside that scope, never another user (403). Errors are JSON ``{"error", "message", "field"?}``: a
+``ValidationError`` is 422 naming the field, an unknown id 404, a store that cannot be reached 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from memadapt_core.engine import AsyncMemory
+from memadapt_core.errors import (
+    MemadaptError,
+    StoreFullError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from memadapt_core.models import Scope, ScopeIds
+
+__all__ = ["SCOPE_STATE", "api_routes", "error_response"]
+
+SCOPE_STATE = "memadapt_scope"  # the key under which the auth middleware leaves the token's Scope in scope["state"]
+
+Handler = Callable[[Request, AsyncMemory], Awaitable[Response]]
+
+
+class Forbidden(Exception):
+    """The request names a scope its token does not stand for."""
+
+
+def error_response(status: int, error: str, message: str, field: str | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": error, "message": message}
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=status)
+
+
+def _scope(request: Request, given: dict[str, Any]) -> ScopeIds:
+    """The token's scope narrowed by the ids a request names; naming another user (or agent) is ``Forbidden``."""
+    fixed: Scope = request.scope["state"][SCOPE_STATE]
+    ids = fixed.ids()
+    for key in ("user_id", "agent_id", "session_id"):
+        value = given.get(key)
+        if value is None:
+            continue
+        if ids[key] is not None and ids[key] != value:
+            msg = f"{key}: this token acts for {key}={ids[key]!r} only"
+            raise Forbidden(msg)
+        ids[key] = value
+    return ids
+
+
+async def _json_body(request: Request, allowed: set[str]) -> dict[str, Any]:
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        field = "body"
+        raise ValidationError(field, f"is not JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        field = "body"
+        raise ValidationError(field, "must be a JSON object")
+    for key in data:
+        if key not in allowed:
+            raise ValidationError(key, f"unknown field; expected one of {', '.join(sorted(allowed))}")
+    return data
+
+
+def _query(request: Request, allowed: set[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for key in request.query_params:
+        if key not in allowed:
+            raise ValidationError(key, f"unknown parameter; expected one of {', '.join(sorted(allowed))}")
+        values = request.query_params.getlist(key)
+        params[key] = values if key == "kinds" else values[-1]
+    if "limit" in params:
+        try:
+            params["limit"] = int(params["limit"])
+        except ValueError as exc:
+            field = "limit"
+            raise ValidationError(field, "must be an integer") from exc
+    return params
+
+
+_SCOPE_KEYS = {"user_id", "agent_id", "session_id"}
+
+
+async def add(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _SCOPE_KEYS | {"messages", "kind", "metadata", "observed_at", "on_conflict"})
+    if "messages" not in body:
+        field = "messages"
+        raise ValidationError(field, "is required: a string, a message object or a list of them")
+    options = {k: body[k] for k in ("kind", "metadata", "observed_at", "on_conflict") if k in body}
+    records = await memory.add(body["messages"], **_scope(request, body), **options)
+    return JSONResponse({"records": [r.model_dump(mode="json") for r in records]}, status_code=201)
+
+
+async def search(request: Request, memory: AsyncMemory) -> Response:
+    keys = {"query", "limit", "kinds", "threshold", "time_range", "now", "filters", "include_superseded", "as_of"}
+    body = await _json_body(request, _SCOPE_KEYS | keys)
+    if "query" not in body:
+        field = "query"
+        raise ValidationError(field, "is required")
+    options = {k: body[k] for k in keys - {"query"} if k in body}
+    if isinstance(options.get("time_range"), list):
+        options["time_range"] = tuple(options["time_range"])
+    hits = await memory.search(body["query"], **_scope(request, body), **options)
+    return JSONResponse({"hits": [h.model_dump(mode="json") for h in hits]})
+
+
+async def list_records(request: Request, memory: AsyncMemory) -> Response:
+    params = _query(request, _SCOPE_KEYS | {"limit", "cursor", "kinds"})
+    options = {k: params[k] for k in ("limit", "cursor", "kinds") if k in params}
+    page = await memory.list(**_scope(request, params), **options)
+    return JSONResponse(page.model_dump(mode="json"))
+
+
+async def delete_all(request: Request, memory: AsyncMemory) -> Response:
+    params = _query(request, _SCOPE_KEYS)
+    return JSONResponse({"deleted": await memory.delete_all(**_scope(request, params))})
+
+
+async def get(request: Request, memory: AsyncMemory) -> Response:
+    params = _query(request, _SCOPE_KEYS)
+    record = await memory.get(request.path_params["id"], **_scope(request, params))
+    if record is None:
+        return _not_found(request)
+    return JSONResponse(record.model_dump(mode="json"))
+
+
+async def update(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _SCOPE_KEYS | {"text", "metadata"})
+    options = {k: body[k] for k in ("text", "metadata") if k in body}
+    record = await memory.update(request.path_params["id"], **_scope(request, body), **options)
+    return JSONResponse(record.model_dump(mode="json"))
+
+
+async def delete(request: Request, memory: AsyncMemory) -> Response:
+    params = _query(request, _SCOPE_KEYS)
+    if not await memory.delete(request.path_params["id"], **_scope(request, params)):
+        return _not_found(request)
+    return JSONResponse({"deleted": True})
+
+
+async def history(request: Request, memory: AsyncMemory) -> Response:
+    params = _query(request, _SCOPE_KEYS)
+    events = await memory.history(request.path_params["id"], **_scope(request, params))
+    return JSONResponse({"events": [e.model_dump(mode="json") for e in events]})
+
+
+async def export(request: Request, memory: AsyncMemory) -> Response:
+    params = _query(request, _SCOPE_KEYS | {"kinds"})
+    kinds = params.pop("kinds", None)
+    fd, path = tempfile.mkstemp(prefix="memadapt-export-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        await memory.export(path, **_scope(request, params), kinds=kinds)
+    except BaseException:
+        await asyncio.to_thread(os.unlink, path)
+        raise
+    return FileResponse(path, media_type="application/x-ndjson", background=BackgroundTask(os.unlink, path))
+
+
+def _not_found(request: Request) -> Response:
+    return error_response(404, "not_found", f"no memory with id {request.path_params['id']!r} in this scope")
+
+
+def _endpoint(handler: Handler, memory: Callable[[], AsyncMemory]) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await handler(request, memory())
+        except Forbidden as exc:
+            return error_response(403, "forbidden", str(exc))
+        except ValidationError as exc:
+            if "no memory with id" in exc.problem:
+                return error_response(404, "not_found", str(exc))
+            return error_response(422, "validation", str(exc), exc.field)
+        except StoreFullError as exc:
+            return error_response(507, "store_full", str(exc))
+        except StoreUnavailableError as exc:
+            return error_response(503, "store_unavailable", str(exc))
+        except MemadaptError as exc:
+            return error_response(500, type(exc).__name__, str(exc))
+
+    return endpoint
+
+
+def api_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
+    """The JSON routes over the engine ``memory()`` returns (opened by the app's lifespan)."""
+    table: list[tuple[str, Handler, list[str]]] = [
+        ("/v1/memories", add, ["POST"]),
+        ("/v1/memories", list_records, ["GET"]),
+        ("/v1/memories", delete_all, ["DELETE"]),
+        ("/v1/search", search, ["POST"]),
+        ("/v1/export", export, ["GET"]),
+        ("/v1/memories/{id}", get, ["GET"]),
+        ("/v1/memories/{id}", update, ["PATCH"]),
+        ("/v1/memories/{id}", delete, ["DELETE"]),
+        ("/v1/memories/{id}/history", history, ["GET"]),
+    ]
+    return [Route(path, _endpoint(handler, memory), methods=methods) for path, handler, methods in table]

@@ -1,0 +1,201 @@
+"""The OpenAPI 3.1 document of the JSON routes, written by hand (served at ``/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["openapi_document"]
+
+_SCOPE_PARAMS = [
+    {"name": "agent_id", "in": "query", "schema": {"type": "string"}, "description": "narrow to one agent"},
+    {"name": "session_id", "in": "query", "schema": {"type": "string"}, "description": "narrow to one session"},
+]
+_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+_SCOPE_BODY = {
+    "user_id": {"type": "string", "description": "optional: must be the token's user"},
+    "agent_id": {"type": "string"},
+    "session_id": {"type": "string"},
+}
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _body(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": _SCOPE_BODY | properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+_ERRORS = {
+    "401": _json(_ref("Error"), "no token, or an unknown one"),
+    "403": _json(_ref("Error"), "the request names another user's scope"),
+    "413": _json(_ref("Error"), "the body is over the size limit (2 MB by default)"),
+    "422": _json(_ref("Error"), "bad input; `field` names what to fix"),
+}
+_KINDS = {"type": "array", "items": {"type": "string", "enum": ["message", "fact", "insight"]}}
+_RECORD_OUT = _json(_ref("MemoryRecord"))
+_NOT_FOUND = {"404": _json(_ref("Error"), "no such memory in the token's scope")}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The document; records are described loosely (their fields may grow, see ``memadapt_core.models``)."""
+    paths: dict[str, Any] = {
+        "/v1/memories": {
+            "post": {
+                "summary": "add: store messages or facts",
+                "requestBody": _body(
+                    {
+                        "messages": {"description": "a string, a message object {role, content, ...} or a list"},
+                        "kind": {"type": "string", "enum": ["message", "fact", "insight"]},
+                        "metadata": {"type": "object"},
+                        "observed_at": {"type": "string", "format": "date-time"},
+                        "on_conflict": {"type": "string", "enum": ["skip", "replace"]},
+                    },
+                    ["messages"],
+                ),
+                "responses": {
+                    "201": _json(
+                        {"type": "object", "properties": {"records": {"type": "array", "items": _ref("MemoryRecord")}}}
+                    ),
+                    **_ERRORS,
+                },
+            },
+            "get": {
+                "summary": "list: a page of records, oldest first",
+                "parameters": [
+                    *_SCOPE_PARAMS,
+                    {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+                    {"name": "cursor", "in": "query", "schema": {"type": "string"}},
+                    {"name": "kinds", "in": "query", "schema": _KINDS, "explode": True},
+                ],
+                "responses": {"200": _json(_ref("Page")), **_ERRORS},
+            },
+            "delete": {
+                "summary": "delete_all: every record of the scope",
+                "parameters": _SCOPE_PARAMS,
+                "responses": {
+                    "200": _json({"type": "object", "properties": {"deleted": {"type": "integer"}}}),
+                    **_ERRORS,
+                },
+            },
+        },
+        "/v1/search": {
+            "post": {
+                "summary": "search: hybrid, time-aware search in the token's scope",
+                "requestBody": _body(
+                    {
+                        "query": {"type": "string"},
+                        "limit": {"type": "integer", "default": 5},
+                        "kinds": _KINDS,
+                        "threshold": {"type": "number"},
+                        "time_range": {
+                            "type": "array",
+                            "items": {"type": ["string", "null"]},
+                            "minItems": 2,
+                            "maxItems": 2,
+                        },
+                        "now": {"type": "string", "format": "date-time"},
+                        "filters": {"type": "object"},
+                        "include_superseded": {"type": "boolean"},
+                        "as_of": {"type": "string", "format": "date-time"},
+                    },
+                    ["query"],
+                ),
+                "responses": {
+                    "200": _json(
+                        {"type": "object", "properties": {"hits": {"type": "array", "items": _ref("SearchHit")}}}
+                    ),
+                    **_ERRORS,
+                },
+            }
+        },
+        "/v1/export": {
+            "get": {
+                "summary": "export: the scope's records as JSON Lines",
+                "parameters": [*_SCOPE_PARAMS, {"name": "kinds", "in": "query", "schema": _KINDS, "explode": True}],
+                "responses": {
+                    "200": {"description": "one record per line", "content": {"application/x-ndjson": {}}},
+                    **_ERRORS,
+                },
+            }
+        },
+        "/v1/memories/{id}": {
+            "get": {
+                "summary": "get: one record",
+                "parameters": [_ID, *_SCOPE_PARAMS],
+                "responses": {"200": _RECORD_OUT, **_NOT_FOUND, **_ERRORS},
+            },
+            "patch": {
+                "summary": "update: change the text (re-embedded) or replace the metadata",
+                "parameters": [_ID],
+                "requestBody": _body({"text": {"type": "string"}, "metadata": {"type": "object"}}),
+                "responses": {"200": _RECORD_OUT, **_NOT_FOUND, **_ERRORS},
+            },
+            "delete": {
+                "summary": "delete: one record",
+                "parameters": [_ID, *_SCOPE_PARAMS],
+                "responses": {
+                    "200": _json({"type": "object", "properties": {"deleted": {"type": "boolean"}}}),
+                    **_NOT_FOUND,
+                    **_ERRORS,
+                },
+            },
+        },
+        "/v1/memories/{id}/history": {
+            "get": {
+                "summary": "history: the changes to a record, oldest first (empty when no such record)",
+                "parameters": [_ID, *_SCOPE_PARAMS],
+                "responses": {
+                    "200": _json(
+                        {"type": "object", "properties": {"events": {"type": "array", "items": _ref("HistoryEvent")}}}
+                    ),
+                    **_ERRORS,
+                },
+            }
+        },
+    }
+    record = {"type": "object", "required": ["id", "text", "kind", "observed_at"], "additionalProperties": True}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "memadapt", "version": "1", "description": "Long-term memory for LLM agents."},
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "MemoryRecord": record,
+                "SearchHit": {
+                    "type": "object",
+                    "properties": {
+                        "record": _ref("MemoryRecord"),
+                        "score": {"type": "number"},
+                        "scores": {"type": "object"},
+                    },
+                },
+                "Page": {
+                    "type": "object",
+                    "properties": {
+                        "records": {"type": "array", "items": _ref("MemoryRecord")},
+                        "next_cursor": {"type": ["string", "null"]},
+                    },
+                },
+                "HistoryEvent": {"type": "object", "required": ["record_id", "event", "at"]},
+                "Error": {
+                    "type": "object",
+                    "required": ["error", "message"],
+                    "properties": {
+                        "error": {"type": "string"},
+                        "message": {"type": "string"},
+                        "field": {"type": "string"},
+                    },
+                },
+            },
+        },
+        "security": [{"bearer": []}],
+    }

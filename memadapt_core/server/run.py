@@ -1,0 +1,91 @@
+"""Run the server: ``memadapt mcp`` (MCP over stdio, one user per process) and ``memadapt serve`` (HTTP).
+
+These are process entry points: each opens one engine, runs its own event loop until the client goes (stdio) or
+the process is stopped (HTTP), and closes the engine.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from memadapt_core.engine import AsyncMemory
+from memadapt_core.errors import ConfigurationError
+from memadapt_core.models import Scope
+
+from .auth import is_loopback, load_tokens
+
+__all__ = ["USER_ENV", "run_stdio", "serve"]
+
+USER_ENV = "MEMADAPT_MCP_USER_ID"
+
+
+def _require_extra() -> None:
+    try:
+        import mcp  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        msg = f"the memadapt server needs the mcp extra ({exc.name} is missing): pip install 'memadapt[mcp]'"
+        raise ImportError(msg) from exc
+
+
+def stdio_scope(user_id: str | None, agent_id: str | None) -> Scope:
+    user_id = user_id or os.environ.get(USER_ENV) or None
+    if user_id is None:
+        msg = f"memadapt mcp acts for one user: give --user-id or set {USER_ENV}"
+        raise ConfigurationError(msg)
+    return Scope.of(user_id=user_id, agent_id=agent_id)
+
+
+def run_stdio(options: dict[str, Any], *, user_id: str | None, agent_id: str | None) -> None:
+    """Serve MCP on stdin/stdout for one user until the client closes the pipe."""
+    _require_extra()
+    import anyio
+
+    from .mcp_tools import build_mcp_server
+
+    scope = stdio_scope(user_id, agent_id)
+
+    async def main() -> None:
+        memory = AsyncMemory(**options)
+        try:
+            server = build_mcp_server(memory, lambda _ctx: scope, fixed_scope=scope)
+            await server.run_stdio_async()
+        finally:
+            await memory.close()
+
+    anyio.run(main)
+
+
+def serve(
+    options: dict[str, Any],
+    *,
+    host: str,
+    port: int,
+    tokens_file: str | Path | None,
+    agent_id: str | None = None,
+    max_body_bytes: int | None = None,
+) -> None:
+    """Serve the HTTP API and streamable-HTTP MCP until stopped. Refuses to start without tokens: every request
+    needs one, and a host other than loopback without them would be an open door."""
+    _require_extra()
+    import anyio
+    import uvicorn
+
+    from .app import DEFAULT_MAX_BODY_BYTES, build_app
+
+    tokens = load_tokens(tokens_file, agent_id=agent_id)
+    if not tokens:
+        where = "" if is_loopback(host) else f" (and {host} is not a loopback address: that would be an open door)"
+        msg = (
+            f"memadapt serve needs tokens: give --tokens FILE or MEMADAPT_TOKENS, a JSON object token -> user_id{where}"
+        )
+        raise ConfigurationError(msg)
+    memory = AsyncMemory(**options)  # opened here, so a locked folder or a bad setting fails with the CLI's codes
+    try:
+        app = build_app(memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES)
+        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+    finally:  # the app's shutdown closed it, unless it never started (a port in use): closing twice is harmless
+        anyio.run(memory.close)

@@ -1,0 +1,90 @@
+"""Real servers as subprocesses on 127.0.0.1, always stopped, their pipes and logs closed."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+TOKENS = {"token-ann": "ann", "token-bob": "bob"}
+START_DEADLINE_S = 30.0
+
+
+@dataclass
+class Server:
+    url: str
+    store: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def headers(self, token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "memadapt_core.cli", *args]
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
+@contextmanager
+def running_server(folder: Path, tokens: dict[str, str] = TOKENS, *extra: str) -> Iterator[Server]:
+    """``memadapt serve`` on a free port of 127.0.0.1 over a store in ``folder``, ready when this yields."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tokens_file = folder / "tokens.json"
+    tokens_file.write_text(json.dumps(tokens), encoding="utf-8")
+    store, log, port = folder / "store", folder / "server.log", free_port()
+    args = cli("--path", str(store), "serve", "--port", str(port), "--tokens", str(tokens_file), *extra)
+    with open(log, "wb") as errlog:
+        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+    server = Server(f"http://127.0.0.1:{port}", store, process, log)
+    try:
+        _wait_until_ready(server)
+        yield server
+    finally:
+        stop(process)
+
+
+def _wait_until_ready(server: Server) -> None:
+    deadline = time.monotonic() + START_DEADLINE_S
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            pytest.fail(f"the server exited ({server.process.returncode}): {server.log.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{server.url}/health", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    pytest.fail(f"the server was not ready within {START_DEADLINE_S} s")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server per test module (each test uses its own users or sessions)."""
+    with running_server(tmp_path_factory.mktemp("serve")) as running:
+        yield running
