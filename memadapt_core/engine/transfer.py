@@ -14,19 +14,35 @@ from typing import Any
 import numpy as np
 import pydantic
 
-from memadapt_core.backends.base import StoredPoint
+from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
 from memadapt_core.errors import StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
-from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord
+from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord, Scope
 from memadapt_core.record_codec import dense_text, history_of, payload_of, record_from_payload, said_on, sparse_text
-from memadapt_core.validation import check_storable, parse_kinds, parse_metadata, parse_scope
+from memadapt_core.validation import (
+    check_storable,
+    parse_kinds,
+    parse_metadata,
+    parse_record_id,
+    parse_scope,
+    parse_speaker,
+    parse_text,
+)
 
 from . import reads
 from .resources import Resources
 
 Imported = tuple[MemoryRecord, list[HistoryEvent]]
 
-__all__ = ["export_filter", "export_records", "import_points", "import_records", "parse_export_line", "record_line"]
+__all__ = [
+    "check_owners",
+    "export_filter",
+    "export_records",
+    "import_points",
+    "import_records",
+    "parse_export_line",
+    "record_line",
+]
 
 _IMPORT_BATCH = 256
 _EXPORT_PAGE = 500
@@ -46,24 +62,63 @@ def record_line(point: StoredPoint) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def parse_export_line(line: str, number: int) -> tuple[MemoryRecord, list[HistoryEvent]]:
+def parse_export_line(line: str, number: int, max_chars: int) -> tuple[MemoryRecord, list[HistoryEvent]]:
+    """One line of an export, checked as ``add`` checks what a caller gives (the text's size, NUL characters, the
+    scope ids, role, name and metadata) plus what only a line can carry (a record id that is a UUID, payload values
+    the store cannot keep). ``ValidationError`` names the line and the field."""
+    where = f"line {number}"
     try:
         data = json.loads(line)
         history = [HistoryEvent.model_validate(e) for e in data.pop("history", [])]
         record = MemoryRecord.model_validate(data)
     except (ValueError, pydantic.ValidationError, AttributeError, TypeError) as exc:
-        msg = f"line {number}"
-        raise ValidationError(msg, f"is not a memadapt export record: {exc}") from exc
+        raise ValidationError(where, f"is not a memadapt export record: {exc}") from exc
     if record.scope.is_empty():
-        msg = f"line {number}"
-        raise ValidationError(msg, "has no user_id, agent_id or session_id")
+        raise ValidationError(where, "has no user_id, agent_id or session_id")
     try:  # what the parsers refuse from a caller, an import line must not smuggle in
         check_storable("record", [record.model_dump(exclude={"metadata"}), [e.model_dump() for e in history]])
+        Scope.of(record.user_id, record.agent_id, record.session_id)
+        text = parse_text("text", record.text, max_chars)
+        for field in ("role", "name", "external_id"):
+            if (value := getattr(record, field)) is not None:
+                parse_speaker(field, value)
         parse_metadata(record.metadata)
+        rid = parse_record_id(record.id)
+        if rid is None or rid == INFO_POINT_ID:  # the collection's own info point is no record's
+            field = "id"
+            raise ValidationError(field, f"{record.id[:40]!r} is not a record id (a UUID)")
     except ValidationError as exc:
-        msg = f"line {number}"
-        raise ValidationError(msg, f"{exc.field}: {exc.problem}") from exc
+        raise ValidationError(where, f"{exc.field}: {exc.problem}") from exc
+    if (rid, text) != (record.id, record.text):
+        record = record.model_copy(update={"id": rid, "text": text})
     return record, history
+
+
+def check_owners(
+    batch: list[Imported], numbers: list[int], stored: list[StoredPoint], owners: dict[str, Scope]
+) -> None:
+    """Refuse a batch that would overwrite a record of another scope, or move one into another scope.
+
+    Record ids are derived from their scope (``record_codec.record_id``, ``content_id``), but an export line can
+    name any id: a line edited to carry another user's record id would, upserted, replace that user's record with
+    the importer's text and move it into the importer's scope. So an id that is already stored (``stored``) or
+    imported earlier in this file (``owners``, filled here) under another scope is refused, naming its line; the
+    same id in the same scope is overwritten, which keeps re-importing a dump idempotent."""
+    for point in stored:
+        owners.setdefault(point.id, _scope_of(point.payload))
+    for (record, _), number in zip(batch, numbers, strict=True):
+        owner = owners.setdefault(record.id, record.scope)
+        if owner != record.scope:
+            where = f"line {number}"
+            problem = (
+                f"record id {record.id} belongs to another scope; an import never overwrites or moves another "
+                "scope's record (give this record a new id)"
+            )
+            raise ValidationError(where, problem)
+
+
+def _scope_of(payload: dict[str, Any]) -> Scope:
+    return Scope(user_id=payload.get("user_id"), agent_id=payload.get("agent_id"), session_id=payload.get("session_id"))
 
 
 def import_points(
@@ -112,7 +167,11 @@ def export_records(
 
 
 def import_records(resources: Resources, path: str | Path, progress: Callable[[int], None] | None) -> int:
-    """Read a JSON Lines export into the store, re-embedding with its embedder; returns how many records."""
+    """Read a JSON Lines export into the store, re-embedding with its embedder; returns how many records.
+
+    Each line is validated as ``add`` validates its input (``parse_export_line``), and no line may overwrite or
+    move a record that belongs to another scope (``check_owners``): the first such line raises ``ValidationError``
+    naming it, and nothing of its batch is written (earlier batches of 256 lines are)."""
     try:
         # Opened here to translate its OSError. A byte that is not UTF-8 is read as a surrogate, which
         # parse_export_line refuses naming its line.
@@ -121,23 +180,35 @@ def import_records(resources: Resources, path: str | Path, progress: Callable[[i
         field = "path"
         raise ValidationError(field, f"cannot read {path}: {exc}") from exc
     total = 0
+    max_chars = resources.settings.max_text_chars
+    owners: dict[str, Scope] = {}  # the scope of each id seen in this file or found stored
     with source:
         batch: list[Imported] = []
+        numbers: list[int] = []
         for number, line in enumerate(source, 1):
             if line.strip():
-                batch.append(parse_export_line(line, number))
+                batch.append(parse_export_line(line, number, max_chars))
+                numbers.append(number)
             if len(batch) >= _IMPORT_BATCH:
-                total += _import_batch(resources, batch, progress)
-                batch = []
+                total += _import_batch(resources, batch, numbers, owners, progress)
+                batch, numbers = [], []
         if batch:
-            total += _import_batch(resources, batch, progress)
+            total += _import_batch(resources, batch, numbers, owners, progress)
     return total
 
 
-def _import_batch(resources: Resources, batch: list[Imported], progress: Callable[[int], None] | None) -> int:
+def _import_batch(
+    resources: Resources,
+    batch: list[Imported],
+    numbers: list[int],
+    owners: dict[str, Scope],
+    progress: Callable[[int], None] | None,
+) -> int:
     if resources.closed:
         msg = "this memory is closed"
         raise StoreUnavailableError(msg)
+    unknown = list(dict.fromkeys(r.id for r, _ in batch if r.id not in owners))
+    check_owners(batch, numbers, resources.backend.retrieve(unknown) if unknown else [], owners)
     dense = resources.embed_documents([dense_text(r.text, r.name) for r, _ in batch])
     resources.backend.upsert(import_points(resources, batch, dense))
     if progress is not None:
