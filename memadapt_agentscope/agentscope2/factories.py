@@ -26,14 +26,15 @@ def memadapt_middleware_factory(
     top_k: int = 5,
     threshold: float | None = None,
     scope_search_by_agent: bool = True,
-    background: bool = True,
+    background: bool = False,
     tool_instructions: str = DEFAULT_TOOL_INSTRUCTIONS,
 ) -> MiddlewareFactory:
     """``extra_agent_middlewares`` for ``create_app``: one `MemadaptMiddleware` per turn, scoped to the turn's
     user and agent (the session is read from the agent's state, which the service sets to the same id).
 
-    In ``agent_control`` / ``both`` modes pass `memadapt_tools_factory` as ``extra_agent_tools`` too: the
-    service does not register middleware tools by itself.
+    The service puts each middleware's ``list_tools()`` in the turn's toolkit (and the middleware would register
+    them itself otherwise): `memadapt_tools_factory` is not needed beside this factory. Keep the default
+    ``background=False``: nothing closes a per-turn middleware, so a background write could be lost.
     """
 
     async def build(user_id: str, agent_id: str, session_id: str) -> list[MiddlewareBase]:
@@ -62,7 +63,8 @@ def memadapt_tools_factory(
     scope_search_by_agent: bool = True,
 ) -> ToolFactory:
     """``extra_agent_tools`` for ``create_app``: the ``search_memory`` / ``add_memory`` tools for the turn's
-    user and agent, with the same scoping as `memadapt_middleware_factory`."""
+    user and agent, with the same scoping as `memadapt_middleware_factory`, for an app that gives agents the
+    memory tools without the middleware (beside the middleware factory they would only duplicate its tools)."""
 
     async def build(user_id: str, agent_id: str, session_id: str) -> list[ToolBase]:
         middleware = MemadaptMiddleware(

@@ -2,12 +2,20 @@
 
 Modes, as AgentScope defines them:
 
-- ``static_control``: before each reply, search with the user's input and append the memories to the agent's
-  context (an ``AssistantMsg(name="memory")`` holding a ``HintBlock``, right after the user message); after
-  the final reply, store the exchange.
-- ``agent_control``: no automatic retrieval or write-back; ``list_tools()`` offers ``search_memory`` and
-  ``add_memory`` and the system prompt says so.
-- ``both``: the two at once.
+- ``static_control``: before each reply, search with the user's input and put the memories in the agent's
+  context (an ``AssistantMsg(name="memory")`` holding a ``HintBlock``, right after the user message; it replaces
+  the note of the previous turn, so the context holds one); after the final reply, store the exchange.
+- ``agent_control``: no automatic retrieval or write-back; the agent gets ``search_memory`` and ``add_memory``
+  tools and the system prompt says so.
+- ``both`` (the default, as in AgentScope): the two at once.
+
+The tools are registered in the agent's toolkit by the middleware itself at the start of each reply (as the
+agent registers its own compression tool), so a model that follows the prompt always finds them; the prompt
+mentions them only while they are available. Passing ``list_tools()`` to the ``Toolkit`` as well is harmless.
+
+The exchange is stored before ``reply()`` returns, as AgentScope's memory middlewares do by default.
+``background=True`` trades that for latency: the write then runs in a task that ``aclose()`` (or leaving
+``async with middleware``) waits for; close the middleware before the engine, or the last write is lost.
 
 Memories belong to the middleware's user (and agent, if given); writes also record the agent state's session.
 Searches span the user's sessions: that is what makes the memory long-term.
@@ -18,7 +26,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
-from typing import Any, Literal, TypeAlias
+from types import TracebackType
+from typing import Any, Literal, Self, TypeAlias
 
 from memadapt_agentscope._engine import EngineLike, as_async, user_scope
 from memadapt_core import AsyncMemory, MemadaptError, SearchHit, ValidationError
@@ -26,13 +35,12 @@ from memadapt_core import AsyncMemory, MemadaptError, SearchHit, ValidationError
 from ._framework import (
     Agent,
     AgentEvent,
-    AssistantMsg,
-    HintBlock,
     MiddlewareBase,
     Msg,
     ReplyStartEvent,
     ToolBase,
 )
+from .notes import replace_note
 from .tools import MemoryTools
 
 __all__ = ["DEFAULT_TOOL_INSTRUCTIONS", "MemadaptMiddleware", "Mode"]
@@ -54,8 +62,8 @@ class MemadaptMiddleware(MiddlewareBase):
 
     Example::
 
-        mw = MemadaptMiddleware(AsyncMemory(), user_id="alice", mode="both")
-        agent = Agent(..., toolkit=Toolkit(tools=await mw.list_tools()), middlewares=[mw])
+        mw = MemadaptMiddleware(engine, user_id="alice")
+        agent = Agent(..., middlewares=[mw])   # the memory tools join the agent's toolkit on its first reply
     """
 
     def __init__(
@@ -68,7 +76,7 @@ class MemadaptMiddleware(MiddlewareBase):
         top_k: int = 5,
         threshold: float | None = None,
         scope_search_by_agent: bool = True,
-        background: bool = True,
+        background: bool = False,
         tool_instructions: str = DEFAULT_TOOL_INSTRUCTIONS,
     ) -> None:
         """
@@ -80,9 +88,10 @@ class MemadaptMiddleware(MiddlewareBase):
         :param top_k: memories injected per reply, and the tools' default per-keyword limit.
         :param threshold: relevance floor passed to the engine; None keeps the engine's default floor.
         :param scope_search_by_agent: False shares one user's memories across all their agents.
-        :param background: store the exchange in a background task (``await wait_idle()`` waits for it);
-            False awaits the write before the reply finishes.
-        :param tool_instructions: appended to the system prompt in ``agent_control`` and ``both`` modes.
+        :param background: False (the default) stores the exchange before the reply finishes; True stores it
+            in a background task, for latency: then ``await aclose()`` before closing the engine.
+        :param tool_instructions: appended to the system prompt in ``agent_control`` and ``both`` modes, while
+            the memory tools are available to the agent.
         """
         user_scope(user_id, agent_id)  # a missing or malformed id fails here, not at the first reply
         if mode not in _MODES:
@@ -97,7 +106,20 @@ class MemadaptMiddleware(MiddlewareBase):
         self._threshold = threshold
         self._background = background
         self._tool_instructions = tool_instructions
+        self._note_scope: dict[str, str | None] = {"user_id": user_id, "agent_id": agent_id}
         self._pending: set[asyncio.Task[None]] = set()
+        self._tools: list[ToolBase] = (
+            []
+            if mode == "static_control"
+            else MemoryTools(
+                memory=self._memory,
+                user_id=user_id,
+                agent_id=agent_id,
+                search_agent_id=self._search_agent_id,
+                top_k=top_k,
+                threshold=threshold,
+            ).as_tools()
+        )
 
     @property
     def mode(self) -> Mode:
@@ -113,6 +135,7 @@ class MemadaptMiddleware(MiddlewareBase):
         input_kwargs: dict[str, Any],
         next_handler: Callable[..., AsyncGenerator[AgentEvent | Msg, None]],
     ) -> AsyncGenerator[AgentEvent | Msg, None]:
+        await self._register_tools(agent)
         if self._mode == "agent_control":
             async for item in next_handler(**input_kwargs):
                 yield item
@@ -124,13 +147,13 @@ class MemadaptMiddleware(MiddlewareBase):
         session_id = agent.state.session_id
 
         final: Msg | None = None
-        injected = False
+        noted = not query  # a resumed reply keeps the note of the input it started with
         try:
             async for item in next_handler(**input_kwargs):
-                if hits and not injected and isinstance(item, ReplyStartEvent):
-                    hint = self._memory.format_context(query, hits)
-                    agent.state.context.append(AssistantMsg(name="memory", content=[HintBlock(hint=hint)]))
-                    injected = True
+                if not noted and isinstance(item, ReplyStartEvent):  # the user's input is in the context now
+                    hint = self._memory.format_context(query, hits) if hits else None
+                    replace_note(agent.state.context, self._note_scope, hint)
+                    noted = True
                 if isinstance(item, Msg) and item.role == "assistant":
                     final = item
                 yield item
@@ -145,28 +168,54 @@ class MemadaptMiddleware(MiddlewareBase):
                 await self._dispatch_write(exchange, session_id)
 
     async def on_system_prompt(self, agent: Agent, current_prompt: str) -> str:
-        if self._mode == "static_control":
+        if not self._tools_available(agent):
             return current_prompt
         return f"{current_prompt}\n\n{self._tool_instructions}"
 
     async def list_tools(self) -> list[ToolBase]:
-        """``search_memory`` and ``add_memory`` in ``agent_control`` / ``both`` modes; pass them to the
-        agent's ``Toolkit`` (AgentScope does not register middleware tools by itself)."""
-        if self._mode == "static_control":
-            return []
-        return MemoryTools(
-            memory=self._memory,
-            user_id=self._user_id,
-            agent_id=self._agent_id,
-            search_agent_id=self._search_agent_id,
-            top_k=self._top_k,
-            threshold=self._threshold,
-        ).as_tools()
+        """``search_memory`` and ``add_memory`` in ``agent_control`` / ``both`` modes (always the same two
+        objects). The middleware registers them in the agent's toolkit itself; AgentScope's service and
+        ``Toolkit(tools=await mw.list_tools())`` also work."""
+        return list(self._tools)
 
     async def wait_idle(self) -> None:
         """Wait until every background write has finished (re-raising a write's unexpected error)."""
         while self._pending:
             await asyncio.gather(*self._pending)
+
+    async def aclose(self) -> None:
+        """Wait for the background writes (``background=True``); the engine stays open for its owner."""
+        await self.wait_idle()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def _register_tools(self, agent: Agent) -> None:
+        """Put this middleware's tools in the agent's toolkit unless they are in it already (in any group): a
+        same-named tool of another middleware (e.g. another user's, in a shared toolkit) is replaced."""
+        if not self._tools:
+            return
+        present = {id(tool) for group in agent.toolkit.tool_groups for tool in group.tools}
+        missing = [tool for tool in self._tools if id(tool) not in present]
+        if not missing:
+            return
+        try:
+            await agent.toolkit.add_tool(missing)
+        except ValueError as exc:  # a toolkit without its "basic" group: the prompt will not mention the tools
+            logger.warning("memadapt could not register its memory tools: %s", exc)
+
+    def _tools_available(self, agent: Agent) -> bool:
+        """Whether the agent can call every memory tool now: registered in the basic or an activated group."""
+        if not self._tools:
+            return False
+        active = {"basic", *agent.state.tool_context.activated_groups}
+        callable_now = {id(tool) for group in agent.toolkit.tool_groups if group.name in active for tool in group.tools}
+        return all(id(tool) in callable_now for tool in self._tools)
 
     async def _search(self, query: str) -> list[SearchHit]:
         try:

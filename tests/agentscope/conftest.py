@@ -13,6 +13,7 @@ from agentscope.formatter import OpenAIChatFormatter
 from agentscope.message import HintBlock, Msg, TextBlock, ToolCallBlock, ToolResultBlock
 from agentscope.middleware import MiddlewareBase
 from agentscope.model import ChatModelBase, ChatResponse
+from agentscope.state import AgentState
 from agentscope.tool import ToolBase, Toolkit
 from pydantic import BaseModel
 
@@ -49,10 +50,14 @@ AgentFactory = Callable[..., tuple[Agent, ScriptedModel]]
 
 @pytest.fixture
 def make_agent() -> AgentFactory:
-    """``make_agent(middleware, steps, tools=...)``: an agent with that middleware on a scripted model."""
+    """``make_agent(middleware, steps, tools=..., state=...)``: an agent with that middleware on a scripted
+    model (and that state, e.g. one restored from a saved session)."""
 
     def build(
-        middleware: MiddlewareBase, steps: Sequence[Step], tools: Sequence[ToolBase] = ()
+        middleware: MiddlewareBase,
+        steps: Sequence[Step],
+        tools: Sequence[ToolBase] = (),
+        state: AgentState | None = None,
     ) -> tuple[Agent, ScriptedModel]:
         model = ScriptedModel(steps)
         agent = Agent(
@@ -61,6 +66,7 @@ def make_agent() -> AgentFactory:
             model=model,
             toolkit=Toolkit(tools=list(tools)),
             middlewares=[middleware],
+            state=state,
         )
         return agent, model
 

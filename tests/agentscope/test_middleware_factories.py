@@ -25,7 +25,7 @@ async def test_middleware_factory_builds_one_middleware_for_the_turns_user_and_a
 
 
 async def test_factory_built_middlewares_share_one_users_memory(amemory, make_agent, memory_hints):
-    factory = memadapt_middleware_factory(amemory, mode="static_control", background=False)
+    factory = memadapt_middleware_factory(amemory, mode="static_control")
     [first] = await factory("alice", "helper", "session-1")
     agent, _ = make_agent(first, ["Noted."])
     await agent.reply(UserMsg(name="alice", content="I am training for the Berlin marathon."))

@@ -17,7 +17,6 @@ async def test_second_turn_model_input_carries_first_turn_memory(amemory, make_a
     agent, model = make_agent(mw, ["Noted, teal it is.", "Your favourite colour is teal."])
 
     await agent.reply(UserMsg(name="alice", content="My favourite colour is teal."))
-    await mw.wait_idle()
     await agent.reply(UserMsg(name="alice", content="What is my favourite colour?"))
 
     assert memory_hints(model.calls[0]) == []
@@ -29,7 +28,6 @@ async def test_memory_reaches_a_new_session_of_the_same_user(amemory, make_agent
     mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     first, _ = make_agent(mw, ["Noted."])
     await first.reply(UserMsg(name="alice", content="I am training for the Berlin marathon."))
-    await mw.wait_idle()
 
     second, model = make_agent(mw, ["Good luck in Berlin!"])
     await second.reply(UserMsg(name="alice", content="Which marathon am I training for?"))
@@ -66,7 +64,6 @@ async def test_exchange_is_stored_after_the_final_reply(amemory, make_agent):
     question = UserMsg(name="alice", content="Where should I travel in April?")
 
     reply = await agent.reply(question)
-    await mw.wait_idle()
 
     page = await amemory.list(user_id="alice")
     stored = [(r.role, r.name, r.text, r.external_id) for r in page.records]
@@ -77,8 +74,8 @@ async def test_exchange_is_stored_after_the_final_reply(amemory, make_agent):
     assert {(r.agent_id, r.session_id) for r in page.records} == {("helper", agent.state.session_id)}
 
 
-async def test_write_is_awaited_inline_when_background_is_false(amemory, make_agent):
-    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", background=False)
+async def test_write_is_awaited_inline_by_default(amemory, make_agent):
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     agent, _ = make_agent(mw, ["Noted."])
 
     await agent.reply(UserMsg(name="alice", content="My cat is called Miso."))
@@ -87,7 +84,7 @@ async def test_write_is_awaited_inline_when_background_is_false(amemory, make_ag
 
 
 async def test_exchange_is_stored_when_the_consumer_stops_at_the_final_message(amemory, make_agent):
-    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", background=False)
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     agent, _ = make_agent(mw, ["Noted."])
 
     async with aclosing(
@@ -115,7 +112,6 @@ async def test_nothing_leaks_across_users(amemory, make_agent, memory_hints):
     alice = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     agent, _ = make_agent(alice, ["Noted."])
     await agent.reply(UserMsg(name="alice", content="My favourite colour is teal."))
-    await alice.wait_idle()
 
     bob = MemadaptMiddleware(amemory, user_id="bob", mode="static_control")
     agent, model = make_agent(bob, ["I don't know yet."])
@@ -181,7 +177,7 @@ async def test_a_sync_memory_is_used_through_its_async_view(make_agent, memory_h
 async def test_reply_survives_a_memory_that_fails(make_agent, memory_hints):
     amemory = AsyncMemory(location=":memory:")
     await amemory.close()
-    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", background=False)
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control")
     agent, model = make_agent(mw, ["Hello anyway."])
 
     reply = await agent.reply(UserMsg(name="alice", content="Hi there"))
