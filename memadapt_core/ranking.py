@@ -124,12 +124,12 @@ def _lexical_ties(dense: list[Candidate], sparse: dict[PointKey, float], toleran
     than ``tolerance`` count as equally close in meaning: each gets its group's best cosine, so the recency boost
     decides between them. (A static embedder's cosine moves by a few hundredths with words the query does not
     have, such as a number: "message with keyword 0" and "... 4" for "keyword".)"""
-    if not tolerance or not sparse:
+    if not tolerance or len(set(sparse.values())) == len(sparse):  # the usual case: no two BM25 scores alike
         return {}
     groups: dict[float, list[Candidate]] = {}
     for key, score in dense:
         if (sp := sparse.get(key)) is not None:
-            groups.setdefault(round(sp, 6), []).append((key, score))
+            groups.setdefault(sp, []).append((key, score))  # equal term statistics give bitwise-equal scores
     tied: dict[PointKey, float] = {}
     for members in groups.values():
         best = members[0][1]  # dense is best first
