@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -102,7 +101,7 @@ def build_app(
 ) -> ASGIApp:
     """The whole service over ``memory`` (closed when the app shuts down), scoped by ``tokens``."""
 
-    def scope_for(ctx: Context[Any]) -> MemoryScope:
+    def scope_for(ctx: Context) -> MemoryScope:
         headers = getattr(ctx.request_context.request, "headers", None) or {}  # mcp 1.x has no ctx.headers
         found = tokens.scope_of(bearer_token(headers.get("authorization")))
         if found is None:  # the middleware let no such request through; refuse rather than guess
@@ -111,7 +110,10 @@ def build_app(
         return found
 
     mcp = build_mcp_server(memory, scope_for)
-    mcp_app = mcp.streamable_http_app(host=host)
+    try:
+        mcp_app = mcp.streamable_http_app(host=host)  # mcp 2.x: DNS-rebinding protection when host is loopback
+    except TypeError:  # pragma: no cover - mcp 1.x takes no arguments (and protects a loopback host by default)
+        mcp_app = mcp.streamable_http_app()
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:

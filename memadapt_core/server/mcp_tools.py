@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - mcp 1.x names the same server FastMCP
 
 __all__ = ["INSTRUCTIONS", "Context", "ScopeResolver", "ToolError", "build_mcp_server", "memory_view"]
 
-ScopeResolver = Callable[["Context[Any]"], Scope]
+ScopeResolver = Callable[[Context], Scope]
 """The scope a tool call acts for (raises ``ToolError`` when the request has none)."""
 
 T = TypeVar("T")
@@ -115,7 +115,7 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
 
     async def add_memory(
         content: str,
-        ctx: Context[Any],
+        ctx: Context,
         session_id: str | None = None,
         kind: Kind = "message",
         metadata: dict[str, Any] | None = None,
@@ -129,7 +129,7 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
 
     async def search_memory(
         query: str,
-        ctx: Context[Any],
+        ctx: Context,
         limit: int = 5,
         kinds: list[Kind] | None = None,
         time_range: list[str | None] | None = None,
@@ -147,17 +147,17 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
         }
 
     async def list_memories(
-        ctx: Context[Any], limit: int = 20, cursor: str | None = None, session_id: str | None = None
+        ctx: Context, limit: int = 20, cursor: str | None = None, session_id: str | None = None
     ) -> dict[str, Any]:
         scope = _with_session(scope_for(ctx), session_id)
         page = await _guarded(memory.list(**scope.ids(), limit=limit, cursor=cursor))
         return {"memories": [memory_view(r) for r in page.records], "next_cursor": page.next_cursor}
 
-    async def delete_memory(memory_id: str, ctx: Context[Any]) -> dict[str, Any]:
+    async def delete_memory(memory_id: str, ctx: Context) -> dict[str, Any]:
         deleted = await _guarded(memory.delete(memory_id, **scope_for(ctx).ids()))
         return {"deleted": deleted}
 
-    async def get_memory_history(memory_id: str, ctx: Context[Any]) -> dict[str, Any]:
+    async def get_memory_history(memory_id: str, ctx: Context) -> dict[str, Any]:
         events = await _guarded(memory.history(memory_id, **scope_for(ctx).ids()))
         return {"memory_id": memory_id, "events": [e.model_dump(mode="json", exclude_none=True) for e in events]}
 
