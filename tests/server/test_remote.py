@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from memadapt_core import AsyncMemory, MemoryRecord, Page, SearchHit, ValidationError
+from memadapt_core import AsyncMemory, Memory, MemoryRecord, Page, SearchHit, ValidationError
 from memadapt_core.errors import ConfigurationError, StoreUnavailableError
 from memadapt_core.remote import AsyncRemoteMemory, RemoteMemory
 
@@ -92,3 +93,17 @@ def test_four_client_processes_writing_at_once_lose_nothing(server: Server) -> N
     with RemoteMemory(server.url, token="token-bob") as memory:
         page = memory.list(user_id="bob", session_id="crowd", limit=200)
     assert sorted(r.text for r in page.records) == sorted(f"worker {w} note {n}" for w in range(4) for n in range(25))
+
+
+ROUTED = ["add", "search", "list", "get", "update", "delete", "delete_all", "history", "export"]
+NOT_OVER_HTTP = {("list", "filters"), ("export", "progress")}  # a metadata filter on GET; a local progress callback
+
+
+@pytest.mark.parametrize("name", ROUTED)
+def test_remote_twins_take_the_engines_arguments(name: str) -> None:
+    def arguments(cls: type) -> list[tuple[str, object]]:
+        signature = inspect.signature(getattr(cls, name))
+        return [(p.name, p.default) for p in signature.parameters.values() if (name, p.name) not in NOT_OVER_HTTP]
+
+    assert arguments(RemoteMemory) == arguments(Memory)
+    assert arguments(AsyncRemoteMemory) == arguments(AsyncMemory)
