@@ -1,6 +1,7 @@
 """The AG2 capability: a ConversableAgent whose replies see one memadapt system message, and whose
 conversation is stored. AG2 (`autogen` 0.14) is optional: these tests skip without it."""
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -123,3 +124,24 @@ async def test_works_in_an_async_chat(sync_engine: Memory) -> None:
     await user.a_initiate_chat(assistant, message="Which tea do I like?", max_turns=1, silent=True)
 
     assert "oolong" in memory_messages(model.calls[-1])[0]
+
+
+def test_the_chat_is_on_disk_when_initiate_chat_returns(tmp_path: Path) -> None:
+    with Memory(path=tmp_path) as engine:
+        user, assistant, _ = two_agents(MemadaptCapability(engine, user_id="alice"), answer="Noted, teal it is.")
+        user.initiate_chat(assistant, message="My favourite colour is teal.", max_turns=1, silent=True)
+
+    with Memory(path=tmp_path) as reopened:
+        assert [r.text for r in reopened.list(user_id="alice").records] == [
+            "My favourite colour is teal.",
+            "Noted, teal it is.",
+        ]
+
+
+def test_a_50000_character_reply_is_stored_whole(sync_engine: Memory) -> None:
+    long_reply = ("The Berlin marathon route passes the Brandenburg Gate. " * 1000)[:50_000]
+    user, assistant, _ = two_agents(MemadaptCapability(sync_engine, user_id="alice"), answer=long_reply)
+
+    user.initiate_chat(assistant, message="Describe the route in detail.", max_turns=1, silent=True)
+
+    assert [r.text for r in sync_engine.list(user_id="alice").records] == ["Describe the route in detail.", long_reply]
