@@ -10,6 +10,7 @@ HTTP errors come back as the engine's errors (422 -> ``ValidationError`` naming 
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -246,10 +247,13 @@ class AsyncRemoteMemory(_RemoteBase):
                     await response.aread()
                     raise _error(response)
                 lines = 0
-                with open(path, "wb") as out:  # noqa: ASYNC230 - a local file, written a chunk at a time
+                out = await asyncio.to_thread(open, path, "wb")  # file I/O off the event loop
+                try:
                     async for chunk in response.aiter_bytes():
-                        out.write(chunk)
+                        await asyncio.to_thread(out.write, chunk)
                         lines += chunk.count(b"\n")
+                finally:
+                    await asyncio.to_thread(out.close)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         return lines

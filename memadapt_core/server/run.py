@@ -86,6 +86,10 @@ def serve(
     memory = AsyncMemory(**options)  # opened here, so a locked folder or a bad setting fails with the CLI's codes
     try:
         app = build_app(memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES)
-        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+        try:
+            uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+        except SystemExit as exc:  # uvicorn exits when it cannot bind: a port in use is a setting to change
+            msg = f"cannot serve on {host}:{port} (uvicorn stopped with {exc.code}; is the port in use?)"
+            raise ConfigurationError(msg) from None
     finally:  # the app's shutdown closed it, unless it never started (a port in use): closing twice is harmless
         anyio.run(memory.close)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import httpx
@@ -114,3 +115,17 @@ def test_serve_names_a_token_file_that_is_not_a_json_object(tmp_path: Path, caps
     code = main(["--path", str(tmp_path / "store"), "serve", "--tokens", str(tokens), "--port", "1"])
     assert code == 4
     assert str(tokens) in capsys.readouterr().err
+
+
+def test_serve_on_a_port_in_use_exits_with_a_configuration_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tokens = tmp_path / "tokens.json"
+    tokens.write_text('{"token-ann": "ann"}', encoding="utf-8")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        code = main(["--path", str(tmp_path / "store"), "serve", "--tokens", str(tokens), "--port", port])
+    assert code == 4
+    assert f"127.0.0.1:{port}" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,15 @@ async def test_async_remote_memory_returns_what_the_engine_returns(server: Serve
     assert [r.id for r in added] == [r.id for r in local_added]  # ids derive from scope and text: the same
     assert [h.record.text for h in hits] == [h.record.text for h in local_hits]
     assert removed == 2
+
+
+async def test_async_remote_export_writes_the_scope_as_json_lines(server: Server, tmp_path: Path) -> None:
+    async with AsyncRemoteMemory(server.url, token="token-ann") as remote:
+        await remote.add(["first line", "second line"], user_id="ann", session_id="async-export")
+        written = await remote.export(tmp_path / "out.jsonl", user_id="ann", session_id="async-export")
+    lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
+    assert written == 2
+    assert sorted(json.loads(line)["text"] for line in lines) == ["first line", "second line"]
 
 
 def test_remote_errors_are_the_engines_errors(server: Server) -> None:
