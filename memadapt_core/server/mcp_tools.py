@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from typing import Any, TypeVar
 
 from memadapt_core.engine import AsyncMemory
@@ -17,11 +18,11 @@ from memadapt_core.models import Kind, MemoryRecord, Scope
 
 try:  # mcp 2.x
     from mcp.server.mcpserver import Context, MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 except ImportError:  # pragma: no cover - mcp 1.x names the same server FastMCP
     from mcp.server.fastmcp import Context  # type: ignore
     from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore
-    from mcp.server.fastmcp.exceptions import ToolError  # type: ignore
+    from mcp.server.fastmcp.exceptions import ResourceError, ToolError  # type: ignore
 
 __all__ = ["INSTRUCTIONS", "Context", "ScopeResolver", "ToolError", "build_mcp_server", "memory_view"]
 
@@ -66,7 +67,9 @@ HISTORY = (
     "The history of one memory by its id: when it was added, how its text changed, which later fact "
     "superseded it, oldest first. Empty when no such memory exists."
 )
-RECENT = "The user's newest memories (up to 20), newest first, one per line with its date and kind."
+RECENT_LIMIT, MAX_RECENT = 20, 200
+RECENT = "The user's 20 newest memories, newest first, one per line with its date and kind."
+RECENT_TEMPLATE = "The user's newest memories (20, or ?limit= up to 200), newest first, one per line with its date."
 
 
 def memory_view(record: MemoryRecord) -> dict[str, Any]:
@@ -107,10 +110,24 @@ def _with_session(scope: Scope, session_id: str | None) -> Scope:
     return scope if session_id is None else Scope.of(scope.user_id, scope.agent_id, session_id)
 
 
+async def _newest(memory: AsyncMemory, scope: Scope, limit: int) -> str:
+    """The scope's ``limit`` newest memories, newest first, a line each."""
+    if not 1 <= limit <= MAX_RECENT:
+        msg = f"limit: give 1 to {MAX_RECENT}"
+        raise ResourceError(msg)
+    newest: deque[MemoryRecord] = deque(maxlen=limit)  # records come oldest first: the last ones are the newest
+    try:
+        async for record in memory.iter_records(**scope.ids()):
+            newest.appendleft(record)
+    except MemadaptError as exc:
+        raise ResourceError(str(exc)) from exc
+    return "\n".join(f"{r.observed_at:%Y-%m-%d %H:%M} [{r.kind}] {r.text}" for r in newest)
+
+
 def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_scope: Scope | None = None) -> MCPServer:
     """An MCP server whose tools act on ``memory`` for the scope ``scope_for`` gives. With ``fixed_scope`` (stdio:
-    one user per process) it also offers the resource ``memory://recent``; over HTTP a static resource cannot see
-    the request's token, so it is left out there."""
+    one user per process) it offers the resource ``memory://recent``; without (HTTP), the same as the template
+    ``memory://recent{?limit}``, since only a template resource sees the request and so its token."""
     server = MCPServer(name="memadapt", instructions=INSTRUCTIONS, log_level="WARNING")
 
     async def add_memory(
@@ -170,17 +187,21 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
     ):
         server.add_tool(fn, name=fn.__name__, description=description)
 
-    if fixed_scope is not None:
+    if fixed_scope is not None:  # stdio: one scope, a plain resource every client lists
         scope = fixed_scope
 
         async def recent() -> str:
-            newest: deque[MemoryRecord] = deque(maxlen=20)  # records come oldest first: the last 20 are the newest
-            try:
-                async for record in memory.iter_records(**scope.ids()):
-                    newest.appendleft(record)
-            except MemadaptError as exc:
-                raise ToolError(str(exc)) from exc
-            return "\n".join(f"{r.observed_at:%Y-%m-%d %H:%M} [{r.kind}] {r.text}" for r in newest)
+            return await _newest(memory, scope, RECENT_LIMIT)
 
         server.resource("memory://recent", name="recent", description=RECENT, mime_type="text/plain")(recent)
+    else:  # HTTP: only a template resource sees the request (its token); ?limit= makes memory://recent one
+
+        async def recent_for_request(ctx: Context, limit: int = RECENT_LIMIT) -> str:
+            return await _newest(memory, scope_for(ctx), limit)
+
+        register = server.resource(
+            "memory://recent{?limit}", name="recent", description=RECENT_TEMPLATE, mime_type="text/plain"
+        )
+        with suppress(ValueError):  # mcp 1.x has no query templates: no resource over HTTP there
+            register(recent_for_request)
     return server

@@ -69,6 +69,18 @@ async def test_one_users_token_never_reaches_another_users_memories(server: Serv
     assert [m["id"] for m in still["memories"]] == [ann_id]
 
 
+async def test_recent_memories_resource_shows_only_the_tokens_user(server: Server) -> None:
+    async with http_session(server, "token-ann") as ann:
+        await call(ann, "add_memory", {"content": "Ann's recent thought about kites", "session_id": "recent"})
+        anns = await ann.read_resource("memory://recent")
+        one = await ann.read_resource("memory://recent?limit=1")
+    async with http_session(server, "token-bob") as bob:
+        bobs = await bob.read_resource("memory://recent")
+    assert "kites" in anns.contents[0].text  # type: ignore[union-attr]
+    assert len(one.contents[0].text.splitlines()) == 1  # type: ignore[union-attr]
+    assert "kites" not in bobs.contents[0].text  # type: ignore[union-attr]
+
+
 async def test_mcp_without_a_known_token_is_refused_with_401(server: Server) -> None:
     request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     async with httpx.AsyncClient(timeout=10.0) as client:
