@@ -3,37 +3,49 @@
 An item is one ``fact`` record. Its record metadata holds, under ``"langgraph"``: the namespace (labels joined
 by ``"."``, which LangGraph forbids inside a label), every prefix of it from the empty root ``""`` (so a
 namespace-prefix search is one metadata match on a list, and records that are not items never match), the key,
-the value and whether it is indexed. The value is nested, so any value key
-round-trips and a value filter is a metadata filter on ``langgraph.value.<key>``. The record's external id is
-the JSON of ``[*namespace, key]``, so a put to the same place replaces the item.
+whether it is indexed, and the value. The value is nested, so any value key round-trips. A value the record
+metadata cannot hold (over ``_INLINE_BYTES`` as JSON with the rest, nested deeper than ``_INLINE_DEPTH``, or with
+integers beyond 64 bits or strings UTF-8 cannot encode) is kept instead as its JSON text cut into parts, each a
+record of the values scope (``agent_id`` + ``".values"``, no user), named by the item and the digest of the text;
+the item's metadata then says ``blob: 1`` and how many parts. The record's external id is the JSON of
+``[*namespace, key]``, so a put to the same place replaces the item.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from memadapt_core import JSON, MemoryRecord, ScopeIds, SearchHit, ValidationError, parse_json_object
+from memadapt_core import JSON, MemoryRecord, ScopeIds, SearchHit, ValidationError
 
-from ._framework import Item, MatchCondition, SearchItem, get_text_at_path
+from ._framework import MatchCondition, SearchItem, get_text_at_path
 
 __all__ = [
     "METADATA_KEY",
+    "VALUE_PATH",
     "NamespaceScope",
-    "hit_item",
+    "PutInput",
     "item_external_id",
+    "item_of",
     "matches",
     "namespace_of",
+    "part_external_ids",
+    "prefix_filter",
     "put_input",
-    "record_item",
-    "search_filters",
-    "search_item",
+    "stored_value",
 ]
 
 METADATA_KEY = "langgraph"
+VALUE_PATH = f"{METADATA_KEY}.value"
 _SEP = "."
+# The engine refuses metadata over 64,000 bytes as JSON and nested over 32 levels; stay clear of both.
+_INLINE_BYTES = 60_000
+_INLINE_DEPTH = 24
+_PART_CHARS = 30_000  # ASCII JSON: at most 60,000 bytes once its quotes and backslashes are escaped again
+_INT64 = 2**63
 
 
 def item_external_id(namespace: tuple[str, ...], key: str) -> str:
@@ -52,81 +64,153 @@ class NamespaceScope:
         user_id = namespace[pos] if pos is not None and pos < len(namespace) else None
         return ScopeIds(user_id=user_id, agent_id=self.agent_id, session_id=None)
 
+    @property
+    def values(self) -> ScopeIds:
+        """Where the parts of values too large for record metadata live: no user, so no user-scoped read of
+        another adapter ever meets them."""
+        return ScopeIds(user_id=None, agent_id=f"{self.agent_id}.values", session_id=None)
 
-def _indexed_text(value: Mapping[str, JSON], fields: Sequence[str]) -> str:
+
+def _indexed_text(value: Mapping[str, Any], fields: Sequence[str]) -> str:
     texts = [text for path in fields for text in get_text_at_path(value, path)]
-    return "\n".join(text for text in texts if text.strip())
+    text = "\n".join(text for text in texts if text.strip())
+    # What UTF-8 cannot encode (a lone surrogate) is kept in the value but cannot be embedded.
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _storable(value: object, depth: int) -> bool:
+    """Whether record metadata can hold ``value`` at this depth (see the module docstring)."""
+    if isinstance(value, str):
+        return value.isascii() or _encodable(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -_INT64 <= value < _INT64
+    if isinstance(value, dict):
+        return depth <= _INLINE_DEPTH and all(_encodable(k) and _storable(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return depth <= _INLINE_DEPTH and all(_storable(v, depth + 1) for v in value)
+    return True
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _json_copy(value: object) -> tuple[dict[str, Any], str]:
+    """The value as plain JSON (a deep copy) and its ASCII JSON text; refused unless it is a dict of JSON."""
+    field = "value"
+    if not isinstance(value, Mapping):
+        raise ValidationError(field, f"must be a dict, not {type(value).__name__}")
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValidationError(field, f"must be JSON-serialisable (finite numbers, no cycles): {exc}") from exc
+    copy: dict[str, Any] = json.loads(text)
+    return copy, text
+
+
+@dataclass(frozen=True)
+class PutInput:
+    """What a put writes: the item's record, and the parts of its value when metadata cannot hold it."""
+
+    item: dict[str, JSON]
+    parts: list[dict[str, JSON]]
+
+    @property
+    def part_ids(self) -> list[str]:
+        return [str(part["id"]) for part in self.parts]
 
 
 def put_input(
     namespace: tuple[str, ...],
     key: str,
-    value: Mapping[str, JSON],
+    value: Mapping[str, Any],
     index: Literal[False] | list[str] | None,
     fields: Sequence[str],
-) -> dict[str, JSON]:
-    """The ``add`` input for a put: the text to embed is the value at ``fields`` (a put's ``index`` overrides). The
-    value is checked as JSON before anything walks it (a datetime or a set would fail there)."""
-    value = parse_json_object("value", value)
-    text = "" if index is False else _indexed_text(value, fields if index is None else index)
-    prefixes = [_SEP.join(namespace[:depth]) for depth in range(len(namespace) + 1)]
-    return {
+    max_text_chars: int,
+) -> PutInput:
+    """The ``add`` inputs for a put: the text to embed is the value at ``fields`` (a put's ``index`` overrides),
+    cut to the engine's longest text. The value is checked as JSON before anything walks it (a datetime or a set
+    would fail there)."""
+    copy, text = _json_copy(value)
+    embedded = "" if index is False else _indexed_text(copy, fields if index is None else index)
+    meta: dict[str, JSON] = {
+        "namespace": _SEP.join(namespace),
+        "prefixes": [_SEP.join(namespace[:depth]) for depth in range(len(namespace) + 1)],
+        "key": key,
+        "indexed": int(bool(embedded)),  # 1/0, not a bool: a filter on it is a plain integer match
+    }
+    parts: list[dict[str, JSON]] = []
+    if len(text) + len(json.dumps(meta)) <= _INLINE_BYTES and _storable(copy, 1):
+        meta["value"] = copy
+    else:
+        digest = hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+        chunks = [text[i : i + _PART_CHARS] for i in range(0, len(text), _PART_CHARS)]
+        meta.update({"blob": 1, "digest": digest, "parts": len(chunks)})
+        parts = [
+            {
+                "content": f"part {i + 1} of a stored value",
+                "id": _part_id(namespace, key, digest, i),
+                "metadata": {METADATA_KEY: {"part": chunk}},
+            }
+            for i, chunk in enumerate(chunks)
+        ]
+    item: dict[str, JSON] = {
         # The engine needs words for every record: an unindexed item is stored under its key and kept out of
         # query searches by the ``indexed`` flag.
-        "content": text or key,
+        "content": (embedded or key)[:max_text_chars],
         "id": item_external_id(namespace, key),
-        "metadata": {
-            METADATA_KEY: {
-                "namespace": _SEP.join(namespace),
-                "prefixes": prefixes,
-                "key": key,
-                "value": value,
-                "indexed": int(bool(text)),  # 1/0, not a bool: the edge backend cannot match booleans yet
-            }
-        },
+        "metadata": {METADATA_KEY: meta},
     }
+    return PutInput(item, parts)
+
+
+def _part_id(namespace: tuple[str, ...], key: str, digest: str, i: int) -> str:
+    return json.dumps([*namespace, key, digest, i], ensure_ascii=False)
+
+
+def part_external_ids(record: MemoryRecord) -> list[str]:
+    """The external ids (in the values scope) of the parts of an item record's value; none when it is inline."""
+    meta = record.metadata[METADATA_KEY]
+    if not meta.get("blob"):
+        return []
+    namespace = namespace_of(record)
+    return [_part_id(namespace, meta["key"], meta["digest"], i) for i in range(meta["parts"])]
+
+
+def stored_value(record: MemoryRecord, parts: Sequence[MemoryRecord]) -> dict[str, Any]:
+    """An item record's value: inline, or joined from its parts (given in order)."""
+    meta = record.metadata[METADATA_KEY]
+    if not meta.get("blob"):
+        value: dict[str, Any] = meta["value"]
+        return value
+    if len(parts) != meta["parts"]:
+        field = "value"
+        raise ValidationError(field, f"of item {meta['key']!r} has lost parts: rewrite the item")
+    joined: dict[str, Any] = json.loads("".join(p.metadata[METADATA_KEY]["part"] for p in parts))
+    return joined
 
 
 def namespace_of(record: MemoryRecord) -> tuple[str, ...]:
     return tuple(record.metadata[METADATA_KEY]["namespace"].split(_SEP))
 
 
-def record_item(record: MemoryRecord) -> Item:
+def item_of(record: MemoryRecord, value: dict[str, Any], hit: SearchHit | None = None) -> SearchItem:
+    """The item of a record whose value is already read (a ``SearchItem``, which is an ``Item``; score from
+    ``hit``)."""
     meta = record.metadata[METADATA_KEY]
-    return Item(
-        value=meta["value"],
-        key=meta["key"],
-        namespace=namespace_of(record),
-        created_at=record.created_at,
-        updated_at=record.updated_at,
-    )
+    score = None if hit is None else hit.score
+    return SearchItem(namespace_of(record), meta["key"], value, record.created_at, record.updated_at, score)
 
 
-def search_item(record: MemoryRecord, score: float | None = None) -> SearchItem:
-    item = record_item(record)
-    return SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at, score)
-
-
-def hit_item(hit: SearchHit) -> SearchItem:
-    return search_item(hit.record, hit.score)
-
-
-def search_filters(
-    prefix: tuple[str, ...], value_filter: dict[str, JSON] | None, *, indexed_only: bool
-) -> dict[str, JSON]:
-    """Engine metadata filters for a search: the namespace prefix, the value filter, and for a query search
-    only indexed items. A nested dict in a value filter (no ``$`` operator) matches field by field, as in
-    LangGraph; operators and scalars go to the engine unchanged."""
+def prefix_filter(prefix: tuple[str, ...], *, indexed_only: bool) -> dict[str, JSON]:
+    """Engine metadata filters for the items under a namespace prefix (for a query search, indexed ones only)."""
     out: dict[str, JSON] = {f"{METADATA_KEY}.prefixes": _SEP.join(prefix)}
     if indexed_only:
         out[f"{METADATA_KEY}.indexed"] = 1
-    pending = [(f"{METADATA_KEY}.value.{key}", cond) for key, cond in (value_filter or {}).items()]
-    while pending:
-        path, cond = pending.pop()
-        if isinstance(cond, dict) and not any(str(k).startswith("$") for k in cond):
-            pending += [(f"{path}.{key}", sub) for key, sub in cond.items()]
-        else:
-            out[path] = cond
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from langgraph.store.base import GetOp, InvalidNamespaceError, ListNamespacesOp, PutOp, SearchOp
 
-from memadapt_core import AsyncMemory, Memory, ValidationError
+from memadapt_core import AsyncMemory, Memory
 from memadapt_langchain import MemadaptRetriever, MemadaptStore
 
 
@@ -93,21 +93,32 @@ def test_a_namespace_emptied_by_delete_is_no_longer_listed(memory: Memory) -> No
 
 def test_a_batch_answers_each_operation_in_order(memory: Memory) -> None:
     store = MemadaptStore(memory)
+    store.put(("a",), "k", {"text": "hello"})
 
-    put, got, found, listed = store.batch(
+    got, found, listed, put = store.batch(
         [
-            PutOp(("a",), "k", {"text": "hello"}),
             GetOp(("a",), "k"),
             SearchOp(("a",), query="hello"),
             ListNamespacesOp(match_conditions=None, max_depth=None, limit=10),
+            PutOp(("b",), "k", {"text": "bye"}),
         ]
     )
 
-    assert put is None
     assert got is not None
     assert got.value == {"text": "hello"}
     assert [i.key for i in found] == ["k"]  # type: ignore[union-attr]
     assert listed == [("a",)]
+    assert put is None
+
+
+def test_a_batch_reads_before_it_writes_and_the_last_put_wins(memory: Memory) -> None:
+    """As in LangGraph's InMemoryStore and PostgresStore: reads see the store as it was before the batch."""
+    store = MemadaptStore(memory)
+
+    put, got, _ = store.batch([PutOp(("a",), "k", {"v": 1}), GetOp(("a",), "k"), PutOp(("a",), "k", {"v": 2})])
+
+    assert (put, got) == (None, None)
+    assert store.get(("a",), "k").value == {"v": 2}  # type: ignore[union-attr]
 
 
 def test_a_batch_refuses_invalid_labels_even_when_called_directly(memory: Memory) -> None:
@@ -129,11 +140,6 @@ async def test_a_store_over_the_async_engine_answers_sync_and_async(amemory: Asy
     assert (await store.aget(("a",), "k")).value == {"v": 1}  # type: ignore[union-attr]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValidationError,
-    reason="qdrant-edge 0.9 reads MatchValue(True) as 1, so the embedded store refuses boolean filters outright",
-)
 def test_search_filters_on_booleans(memory: Memory) -> None:
     store = MemadaptStore(memory)
     store.put(("t",), "done", {"done": True})
