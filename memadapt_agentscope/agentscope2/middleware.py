@@ -30,7 +30,7 @@ from types import TracebackType
 from typing import Any, Literal, Self, TypeAlias
 
 from memadapt_agentscope._engine import EngineLike, as_async, user_scope
-from memadapt_core import AsyncMemory, MemadaptError, SearchHit, ValidationError
+from memadapt_core import AsyncMemory, MemadaptError, SearchHit, StoreUnavailableError, ValidationError
 
 from ._framework import (
     Agent,
@@ -197,7 +197,9 @@ class MemadaptMiddleware(MiddlewareBase):
 
     async def _register_tools(self, agent: Agent) -> None:
         """Put this middleware's tools in the agent's toolkit unless they are in it already (in any group): a
-        same-named tool of another middleware (e.g. another user's, in a shared toolkit) is replaced."""
+        same-named tool of another middleware (e.g. another user's, in a shared toolkit) is replaced. Agents of
+        different users sharing one toolkit must then not reply at the same time (nor may they for AgentScope's
+        own per-reply tools)."""
         if not self._tools:
             return
         present = {id(tool) for group in agent.toolkit.tool_groups for tool in group.tools}
@@ -242,6 +244,9 @@ class MemadaptMiddleware(MiddlewareBase):
     async def _write(self, exchange: list[dict[str, str]], session_id: str) -> None:
         try:
             await self._memory.add(exchange, user_id=self._user_id, agent_id=self._agent_id, session_id=session_id)
+        except StoreUnavailableError as exc:
+            hint = " (with background=True, await middleware.aclose() before closing the engine)"
+            logger.warning("memadapt write failed for user_id=%s: %s%s", self._user_id, exc, hint * self._background)
         except MemadaptError as exc:
             logger.warning("memadapt write failed for user_id=%s: %s", self._user_id, exc)
 

@@ -60,3 +60,15 @@ async def test_a_50000_character_reply_is_stored_whole(amemory, make_agent):
 
     texts = [r.text for r in (await amemory.list(user_id="alice")).records]
     assert texts == ["Describe the Berlin marathon route in detail.", long_reply]
+
+
+async def test_a_background_write_lost_to_a_closed_engine_says_how_to_avoid_it(make_agent, caplog):
+    engine = AsyncMemory(location=":memory:")
+    mw = MemadaptMiddleware(engine, user_id="alice", background=True)
+    agent, _ = make_agent(mw, ["Noted."])
+    await engine.close()  # before the write could run, whatever the scheduling
+    await agent.reply(UserMsg(name="alice", content="My cat is called Miso."))
+
+    await mw.aclose()
+
+    assert "await middleware.aclose() before closing the engine" in caplog.text
