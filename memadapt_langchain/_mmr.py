@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -12,24 +13,31 @@ from ._framework import maximal_marginal_relevance
 
 __all__ = ["SCAN_PAGE", "mmr_pick", "nearest"]
 
+T = TypeVar("T")
 SCAN_PAGE = 256
 """Records read (and their vectors fetched) at a time when a search by vector scans a scope."""
 
 
+def _record_id(candidate: Any) -> str:
+    """A ``MemoryRecord``'s id (other candidates pass their own ``id_of``)."""
+    return str(candidate.id)
+
+
 def mmr_pick(
     query: Sequence[float] | np.ndarray,
-    records: Sequence[MemoryRecord],
+    candidates: Sequence[T],
     vectors: Mapping[str, Sequence[float]],
     k: int,
     lambda_mult: float,
-) -> list[MemoryRecord]:
-    """The ``k`` records that best balance closeness to the query against closeness to those already picked.
-    Records without a stored vector (deleted meanwhile) are left out."""
-    kept = [r for r in records if r.id in vectors]
+    id_of: Callable[[T], str] = _record_id,
+) -> list[T]:
+    """The ``k`` candidates that best balance closeness to the query against closeness to those already picked.
+    Candidates without a stored vector (deleted meanwhile) are left out."""
+    kept = [c for c in candidates if id_of(c) in vectors]
     if not kept or k <= 0:
         return []
     chosen = maximal_marginal_relevance(
-        np.asarray(query, dtype=np.float32), [list(vectors[r.id]) for r in kept], lambda_mult=lambda_mult, k=k
+        np.asarray(query, dtype=np.float32), [list(vectors[id_of(c)]) for c in kept], lambda_mult=lambda_mult, k=k
     )
     return [kept[i] for i in chosen]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, PrivateAttr
 
@@ -17,6 +17,7 @@ from ._framework import (
     CallbackManagerForRetrieverRun,
     Document,
 )
+from ._mmr import mmr_pick
 
 __all__ = ["MemadaptRetriever", "hit_to_document"]
 
@@ -47,7 +48,9 @@ class MemadaptRetriever(BaseRetriever):
     Give it a ``Memory`` or an ``AsyncMemory``: ``invoke`` runs the sync engine and ``ainvoke`` the async one,
     both over the same store. ``k`` can be overridden per call (``retriever.invoke(query, k=2)``). The scope
     ids given are matched exactly; those left ``None`` do not constrain. ``threshold=None`` keeps the engine's
-    relevance floor (unrelated queries return nothing); ``0.0`` turns it off.
+    relevance floor (unrelated queries return nothing); ``0.0`` turns it off. ``search_type="mmr"`` picks the
+    ``k`` of the ``fetch_k`` best hits that balance relevance against diversity (maximal marginal relevance over
+    the stored vectors, ``lambda_mult`` 1 for relevance only, 0 for diversity only), in the order picked.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -61,6 +64,9 @@ class MemadaptRetriever(BaseRetriever):
     threshold: float | None = None
     time_range: tuple[datetime | None, datetime | None] | None = None
     filters: dict[str, JSON] | None = None
+    search_type: Literal["similarity", "mmr"] = "similarity"
+    fetch_k: int = 20
+    lambda_mult: float = 0.5
 
     _sync: Memory = PrivateAttr()
     _async: AsyncMemory = PrivateAttr()
@@ -80,12 +86,33 @@ class MemadaptRetriever(BaseRetriever):
             "filters": self.filters,
         }
 
+    def _mmr_args(self, k: int | None) -> dict[str, Any]:
+        args = self._search_args(k)
+        args["limit"] = min(max(args["limit"], self.fetch_k), self._sync.settings.max_limit)
+        return args
+
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
-        return [hit_to_document(hit) for hit in self._sync.search(query, **self._search_args(k))]
+        if self.search_type != "mmr":
+            return [hit_to_document(hit) for hit in self._sync.search(query, **self._search_args(k))]
+        hits = self._sync.search(query, **self._mmr_args(k))
+        vectors = self._sync.vectors([hit.record.id for hit in hits])
+        picked = mmr_pick(self._sync.embedder.embed_query(query), hits, vectors, self.k if k is None else k,
+                          self.lambda_mult, id_of=_hit_id)  # fmt: skip
+        return [hit_to_document(hit) for hit in picked]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, k: int | None = None
     ) -> list[Document]:
-        return [hit_to_document(hit) for hit in await self._async.search(query, **self._search_args(k))]
+        if self.search_type != "mmr":
+            return [hit_to_document(hit) for hit in await self._async.search(query, **self._search_args(k))]
+        hits = await self._async.search(query, **self._mmr_args(k))
+        vectors = await self._async.vectors([hit.record.id for hit in hits])
+        picked = mmr_pick(await self._async.embedder.aembed_query(query), hits, vectors, self.k if k is None else k,
+                          self.lambda_mult, id_of=_hit_id)  # fmt: skip
+        return [hit_to_document(hit) for hit in picked]
+
+
+def _hit_id(hit: SearchHit) -> str:
+    return hit.record.id

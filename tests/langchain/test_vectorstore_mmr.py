@@ -1,4 +1,5 @@
-"""Maximal marginal relevance on MemadaptVectorStore: diverse picks from the engine's stored vectors."""
+"""Maximal marginal relevance on MemadaptVectorStore and MemadaptRetriever: diverse picks from the engine's
+stored vectors."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 from langchain_core.documents import Document
 
 from memadapt_core import AsyncMemory, Memory
-from memadapt_langchain import MemadaptVectorStore
+from memadapt_langchain import MemadaptRetriever, MemadaptVectorStore
 
 QUERY = "cats sleeping in the sun"
 DOCS = [
@@ -116,3 +117,27 @@ async def test_mmr_async_twins(amemory: AsyncMemory) -> None:
     retrieved = await vs.as_retriever(search_type="mmr", search_kwargs={"k": 2}).ainvoke(QUERY)
 
     assert [d.id for d in by_text][1] == [d.id for d in by_vector][1] == [d.id for d in retrieved][1] == "c"
+
+
+def test_memadapt_retriever_mmr_picks_the_distinct_memory_second(store: MemadaptVectorStore, memory: Memory) -> None:
+    retriever = MemadaptRetriever(memory=memory, agent_id="langchain", k=2, threshold=0.0, search_type="mmr")
+
+    docs = retriever.invoke(QUERY)
+
+    assert [d.page_content for d in docs][1] == DOCS[2].page_content
+    assert docs[0].page_content in {DOCS[0].page_content, DOCS[1].page_content}
+
+
+def test_memadapt_retriever_without_mmr_returns_the_near_duplicates(store: MemadaptVectorStore, memory: Memory) -> None:
+    docs = MemadaptRetriever(memory=memory, agent_id="langchain", k=2, threshold=0.0).invoke(QUERY)
+
+    assert {d.page_content for d in docs} == {DOCS[0].page_content, DOCS[1].page_content}
+
+
+async def test_memadapt_retriever_mmr_async(amemory: AsyncMemory) -> None:
+    await MemadaptVectorStore(amemory).aadd_documents(DOCS, ids=["a", "b", "c"])
+    retriever = MemadaptRetriever(memory=amemory, agent_id="langchain", threshold=0.0, search_type="mmr")
+
+    docs = await retriever.ainvoke(QUERY, k=2)
+
+    assert [d.page_content for d in docs][1] == DOCS[2].page_content
