@@ -62,7 +62,7 @@ async def main() -> None:
         said = "I'm flying to Lisbon on Friday for my sister's wedding."
         reply = await first.reply(UserMsg(name="alice", content=said))
         print(f"session 1 | alice: {said}\nsession 1 | assistant: {reply.get_text_content()}\n")
-        await middleware.wait_idle()  # the exchange is stored in the background after the reply
+        # The exchange is stored before reply() returns (background=True would store it after, for latency).
 
         second = new_agent(middleware, tools)  # a new session: nothing of session 1 in its context
         asked = "When is my sister's wedding?"
