@@ -136,8 +136,13 @@ FILTERS = st.one_of(
     GARBAGE,
 )
 LIMIT = st.one_of(st.integers(-5, 2000), st.booleans(), FLOATS, GARBAGE)
+_CURSOR_MOMENT = st.one_of(
+    st.datetimes(timezones=st.none() | st.just(UTC) | OFFSETS).map(datetime.isoformat),
+    st.sampled_from(["9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00", "2024-13-45", ""]),
+    JSON,
+)
 _FORGED_CURSOR = st.fixed_dictionaries(
-    {"t": MOMENT.map(lambda m: m.isoformat() if isinstance(m, datetime) else m) | JSON, "s": JSON}
+    {"t": _CURSOR_MOMENT, "s": JSON | st.lists(TEXT, max_size=3)}
 )  # a cursor's own shape with any moment (year 1 at +05:00 once overflowed) and any skip list
 CURSORISH = (
     st.binary(max_size=40)
