@@ -22,6 +22,7 @@ from memadapt_core.config import LLMSettings
 from memadapt_core.consolidation.parsing import MalformedAnswerError, extract_json
 from memadapt_core.consolidation.stats import UsageStats
 from memadapt_core.errors import ConfigurationError, LLMError
+from memadapt_core.redaction import redact_url
 
 __all__ = ["OPERATION_HEADER", "AnswerParser", "Attempts", "LLMClientBase"]
 
@@ -180,7 +181,7 @@ class LLMClientBase:
         retryable = status is None or status in _RETRY_STATUSES or status >= 500
         attempts.failures += 1
         if not retryable or attempts.failures > self.settings.max_retries:
-            where = self.settings.base_url or "api.openai.com"
+            where = redact_url(self.settings.base_url) if self.settings.base_url else "api.openai.com"
             tries = "" if not retryable else f" after {attempts.failures} attempts"
             msg = f"{operation}: the LLM at {where} failed{tries}: {_describe(exc)}"
             raise LLMError(msg) from exc

@@ -191,3 +191,16 @@ async def test_a_bad_request_about_something_else_keeps_json_mode(
 
     assert llm.json_mode
     assert len(llm_server.chat_requests()) == 1
+
+
+async def test_an_llm_error_names_its_server_without_the_password_in_its_url(llm_server: ScriptedLLMServer) -> None:
+    llm_server.fail_next(1, Failure(401, "bad key"))
+    url = llm_server.base_url.replace("http://", "http://bob:s3cret@")
+    settings = LLMSettings(model="scripted", base_url=url, api_key="test", max_retries=0)
+
+    async with AsyncLLMClient(settings) as client:
+        with pytest.raises(LLMError) as caught:
+            await client.complete_json("extract", ASK, greeting)
+
+    assert "s3cret" not in str(caught.value)
+    assert "127.0.0.1" in str(caught.value)
