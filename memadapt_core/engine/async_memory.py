@@ -110,8 +110,7 @@ class AsyncMemory(MemoryBase):
         self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None,
         user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
     ) -> MemoryRecord:  # fmt: skip
-        """Change a record's text (re-embedded) or replace its metadata; the change is kept in ``history``.
-        With a scope, a record outside it is "no memory with id" (use it in multi-tenant apps)."""
+        """Change a record's text (re-embedded) or its metadata, kept in ``history``; scoped if a scope is given."""
         r = self._live()
         plan = updates.plan_update(r, id, text, metadata, parse_scope(user_id, agent_id, session_id, required=False))
         dense = None
@@ -167,8 +166,7 @@ class AsyncMemory(MemoryBase):
         self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, limit: int = 5, **options: Any,
     ) -> builtins.list[SearchHit]:  # fmt: skip
-        """Several queries in one scope, merged: each record once, in query order then rank (a tool call's
-        keywords, a conversation's recent turns). Takes ``search``'s options; blank queries are skipped."""
+        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
         scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
         searches = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
         per_query = await asyncio.gather(*searches)
@@ -194,8 +192,7 @@ class AsyncMemory(MemoryBase):
         self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None,
     ) -> dict[str, builtins.list[float]]:  # fmt: skip
-        """The stored dense vectors of records by id, in the order asked (for maximal marginal relevance and other
-        re-ranking by similarity between memories); with a scope, only those inside it. Missing ids are left out."""
+        """Stored dense vectors by id, in the order asked, only inside the scope if given (for MMR re-ranking)."""
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         return await self._run(backend_steps.vectors, self._live(), wanted, scope)
@@ -217,8 +214,7 @@ class AsyncMemory(MemoryBase):
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
     ) -> AsyncGenerator[MemoryRecord, None]:  # fmt: skip
-        """Every record of a scope, oldest first, read a page at a time (``list`` without the cursor loop; pages
-        are at most ``max_limit``)."""
+        """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
         page_size = min(page_size, self._resources.settings.max_limit)
         cursor: str | None = None
         while True:
@@ -266,8 +262,7 @@ class AsyncMemory(MemoryBase):
         return await asyncio.to_thread(transfer.import_records, self._live(), path, progress)
 
     async def flush(self) -> None:
-        """Wait for background consolidation (resuming what a previous run left pending) and make every write
-        durable on disk."""
+        """Wait for background consolidation (resuming what was left pending) and make every write durable."""
         r = self._live()
         if (worker := self._consolidator()) is not None:
             await worker.start()
@@ -286,10 +281,7 @@ class AsyncMemory(MemoryBase):
         from .consolidation_store import AsyncEngineStore
 
         pending = await AsyncEngineStore(self._resources, self._run).pending_scopes(worker.options.resume_limit)
-        done = 0
-        for each in self._pending_within(pending, scope):
-            done += (await worker.consolidate(each)).messages
-        return done
+        return sum([(await worker.consolidate(each)).messages for each in self._pending_within(pending, scope)])
 
     async def optimize(self) -> None:
         """Maintenance, now: the embedded store rewrites its live points into one tenant-ordered segment (filtered
