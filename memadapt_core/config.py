@@ -82,6 +82,9 @@ class RetrievalSettings(BaseModel):
     )
     context_prev: int = Field(4, ge=0, le=10, description="previous turns whose words index a message")
     context_next: int = Field(2, ge=0, le=10, description="following turns whose words index a message")
+    context_weight: float = Field(
+        1.0, ge=0, le=1, description="how much those neighbours' words count against the turn's own (1: as much)"
+    )
     index_dates: bool = Field(True, description="index a message's sparse vector with the date it was said")
     bm25_avg_len: float = Field(48.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
 

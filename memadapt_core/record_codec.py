@@ -25,6 +25,7 @@ __all__ = [
     "record_id",
     "said_on",
     "sparse_text",
+    "turn_texts",
     "utcnow",
     "uuid5",
 ]
@@ -90,6 +91,14 @@ def sparse_text(own: str, before: Sequence[str] = (), after: Sequence[str] = (),
     if said is not None:
         words.insert(0, f"{said.day} {said:%B} {said.year}")
     return " ".join(words)
+
+
+def turn_texts(
+    own: str, before: Sequence[str] = (), after: Sequence[str] = (), said: datetime | None = None
+) -> tuple[str, str]:
+    """``sparse_text`` in two parts: the turn's own words with the date it was said, and its neighbours' words."""
+    context = " ".join([*(t[:NEIGHBOUR_CHARS] for t in before), *(t[:NEIGHBOUR_CHARS] for t in after)])
+    return (own if said is None else f"{said.day} {said:%B} {said.year} {own}"), context
 
 
 def said_on(payload: dict[str, Any], enabled: bool) -> datetime | None:

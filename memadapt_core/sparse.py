@@ -34,6 +34,19 @@ class SparseEncoder:
     def documents(self, texts: Sequence[str]) -> list[SparseVector]:
         return [self.document(t) for t in texts]
 
+    def turn(self, own: str, context: str, weight: float = 1.0) -> SparseVector:
+        """A turn's vector with its neighbours' words (``context``), ``weight`` times as much as its own. The two
+        are encoded apart and summed: in one text, a long neighbour (a pasted document, a long answer) would
+        lengthen the turn and so shrink its own words' weight (BM25's length norm). Measured: LongMemEval session
+        recall_all@10 0.52 -> 0.72 and turn recall@10 0.64 -> 0.74; LoCoMo r@10 0.763 -> 0.760 (docs/benchmarks.md)."""
+        if not context or not weight:
+            return self.document(own)
+        mine, theirs = self._bm25.embed_document(own), self._bm25.embed_document(context)
+        merged = dict(zip(mine.indices, mine.values, strict=True))
+        for index, value in zip(theirs.indices, theirs.values, strict=True):
+            merged[index] = merged.get(index, 0.0) + weight * value
+        return SparseVector(list(merged), list(merged.values()))
+
     def query(self, text: str) -> SparseVector:
         vec = self._bm25.embed_query(text)
         return SparseVector(list(vec.indices), list(vec.values))

@@ -18,7 +18,7 @@ from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
 from memadapt_core.errors import StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord, Scope
-from memadapt_core.record_codec import dense_text, history_of, payload_of, record_from_payload, said_on, sparse_text
+from memadapt_core.record_codec import dense_text, history_of, payload_of, record_from_payload, said_on, turn_texts
 from memadapt_core.validation import (
     check_storable,
     parse_kinds,
@@ -135,7 +135,8 @@ def import_points(
             texts[j] for j in range(i + 1, min(len(batch), i + 1 + cfg.context_next)) if keys[i] and keys[j] == keys[i]
         ]
         payload = payload_of(record, history, cap=store.history_cap)
-        sv = store.sparse.document(sparse_text(texts[i], before, after, said_on(payload, cfg.index_dates)))
+        own, context = turn_texts(texts[i], before, after, said_on(payload, cfg.index_dates))
+        sv = store.sparse.turn(own, context, cfg.context_weight)
         points.append(StoredPoint(record.id, payload, dense[i], sv))
     return points
 

@@ -26,6 +26,7 @@ from memadapt_core.record_codec import (
     record_id,
     said_on,
     sparse_text,
+    turn_texts,
     utcnow,
 )
 from memadapt_core.sparse import SparseVector
@@ -171,17 +172,17 @@ def build_points(
         said = said_on(payload, cfg.index_dates)
         if use_context:
             before, after = seq[max(0, pos - cfg.context_prev) : pos], seq[pos + 1 : pos + 1 + cfg.context_next]
-            text = sparse_text(seq[pos], before, after, said)
+            sparse = enc.turn(*turn_texts(seq[pos], before, after, said), cfg.context_weight)
         else:
-            text = sparse_text(draft.indexed, said=said)
-        points.append(StoredPoint(draft.record.id, payload, dense[i], enc.document(text)))
+            sparse = enc.document(sparse_text(draft.indexed, said=said))
+        points.append(StoredPoint(draft.record.id, payload, dense[i], sparse))
     updates: list[tuple[str, SparseVector]] = []
     if use_context and cfg.context_next:
         for j in range(max(0, len(prev) - cfg.context_next), len(prev)):
             before = seq[max(0, j - cfg.context_prev) : j]
             after = seq[j + 1 : j + 1 + cfg.context_next]
             said = said_on(prev[j].payload, cfg.index_dates)
-            updates.append((prev[j].id, enc.document(sparse_text(seq[j], before, after, said))))
+            updates.append((prev[j].id, enc.turn(*turn_texts(seq[j], before, after, said), cfg.context_weight)))
     return points, updates
 
 
