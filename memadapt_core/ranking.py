@@ -8,6 +8,7 @@ reads the raw signals, because fused scores carry no relevance: an unrelated que
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -108,7 +109,7 @@ def fuse(
         sp = raw_s.get(key)
         if sp is None and floor is not None and score < floor:
             continue  # neither a word in common nor close enough in meaning
-        fused = wd * ((tied.get(key, score) - d_lo) * d_scale + d_const)
+        fused = wd * (((tied.get(key, score) if tied else score) - d_lo) * d_scale + d_const)
         if sp is not None:
             fused += ws * ((sp - s_lo) * s_scale + s_const)
         scored.append((fused, key, score, sp or 0.0))
@@ -126,10 +127,11 @@ def _lexical_ties(dense: list[Candidate], sparse: dict[PointKey, float], toleran
     have, such as a number: "message with keyword 0" and "... 4" for "keyword".)"""
     if not tolerance or len(set(sparse.values())) == len(sparse):  # the usual case: no two BM25 scores alike
         return {}
+    shared = {score for score, n in Counter(sparse.values()).items() if n > 1}
     groups: dict[float, list[Candidate]] = {}
     for key, score in dense:
-        if (sp := sparse.get(key)) is not None:
-            groups.setdefault(sp, []).append((key, score))  # equal term statistics give bitwise-equal scores
+        if (sp := sparse.get(key)) in shared:  # equal term statistics give bitwise-equal scores
+            groups.setdefault(sp, []).append((key, score))
     tied: dict[PointKey, float] = {}
     for members in groups.values():
         best = members[0][1]  # dense is best first
@@ -176,10 +178,12 @@ def boost(
                 r.score += r.scores["session"]
     if (weight := recency_weight(plan.tense, cfg)) and len(ranked) > 1:
         # Newer wins near-ties: each hit gains weight x its rank by observed_at among the candidates (0..1).
-        order = sorted(ranked, key=lambda r: payloads[r.id].get("observed_at") or "")
-        for n, r in enumerate(order):
-            r.scores["recency"] = weight * n / (len(order) - 1)
-            r.score += r.scores["recency"]
+        said = [payloads[r.id].get("observed_at") or "" for r in ranked]  # ISO 8601 in UTC: sorts as text
+        step = weight / (len(ranked) - 1)
+        for n, i in enumerate(sorted(range(len(ranked)), key=said.__getitem__)):
+            r = ranked[i]
+            r.scores["recency"] = extra = step * n
+            r.score += extra
     ranked.sort(key=_score, reverse=True)
     if plan.threshold is not None:
         ranked = [r for r in ranked if r.score >= plan.threshold]
