@@ -185,3 +185,14 @@ def test_combining_runs_takes_each_figures_median() -> None:
 
     assert (combined["search_p50_ms"], combined["add_batched_per_s"]) == (0.6, 6000)
     assert combined["search_p50_range_ms"] == [0.5, 0.9]
+
+
+def test_http_latency_runner_measures_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import http_latency
+
+    out = tmp_path / "http.json"
+    monkeypatch.setattr("sys.argv", ["http_latency.py", "--quick", "--out", str(out)])
+    http_latency.main()
+    rows = json.loads(out.read_text())["rows"]
+    assert [r[0] for r in rows] == ["in-process (Memory)", "HTTP API (RemoteMemory, 127.0.0.1)"]
+    assert all(float(x) > 0 for r in rows for x in r[1:])
