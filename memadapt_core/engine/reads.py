@@ -1,8 +1,6 @@
-"""The no-I/O half of every engine operation, shared by ``AsyncMemory`` and ``Memory``.
-
-Each public method of the twins is: plan here (validate, run hooks, build filters) -> I/O in the twin (embed,
-read, write; awaited or not) -> finish here (dedup against what exists, fuse, build results).
-"""
+"""The no-I/O half of ``search``, ``list`` and ``count``: validate and plan (filters, the time a query names,
+whether it asks only about a period, its tense), then build the hits and pages from what the backend returned.
+List cursors are encoded and checked here."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The no-I/O half of every engine operation, shared by ``AsyncMemory`` and ``Memory``.
-
-Each public method of the twins is: plan here (validate, run hooks, build filters) -> I/O in the twin (embed,
-read, write; awaited or not) -> finish here (dedup against what exists, fuse, build results).
-"""
+"""The no-I/O half of ``add``: validate the messages, derive ids and hashes, run the accept/prepare hooks, decide
+what to skip or replace against what is stored, and build the points (payload, BM25 vector with the session's
+neighbouring turns) to upsert."""
 
 from __future__ import annotations
 
