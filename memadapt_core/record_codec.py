@@ -82,23 +82,20 @@ def dense_text(text: str, name: str | None) -> str:
     return f"{name}: {text}" if name else text
 
 
-def sparse_text(own: str, before: Sequence[str] = (), after: Sequence[str] = (), said: datetime | None = None) -> str:
-    """A turn is indexed with its neighbours' words, so a reply is found by the words of what it answers, and with
-    the date it was said ("8 May 2023"), so "what did I say in May 2023" finds it by words too. A neighbour lends
-    its first ``NEIGHBOUR_CHARS`` characters only: a pasted document beside a short question would otherwise
-    drown the question's own words (and cost its length in every neighbour's index)."""
-    words = [*(t[:NEIGHBOUR_CHARS] for t in before), own, *(t[:NEIGHBOUR_CHARS] for t in after)]
-    if said is not None:
-        words.insert(0, f"{said.day} {said:%B} {said.year}")
-    return " ".join(words)
+def sparse_text(own: str, said: datetime | None = None) -> str:
+    """A record's own indexed words, with the date it was said ("8 May 2023"), so "what did I say in May 2023"
+    finds it by words too."""
+    return own if said is None else f"{said.day} {said:%B} {said.year} {own}"
 
 
 def turn_texts(
     own: str, before: Sequence[str] = (), after: Sequence[str] = (), said: datetime | None = None
 ) -> tuple[str, str]:
-    """``sparse_text`` in two parts: the turn's own words with the date it was said, and its neighbours' words."""
+    """A turn's own words (``sparse_text``) and its neighbours', indexed apart (``SparseEncoder.turn``), so a
+    reply is found by the words of what it answers. A neighbour lends its first ``NEIGHBOUR_CHARS`` characters
+    only: a pasted document would cost its length in every neighbour's index."""
     context = " ".join([*(t[:NEIGHBOUR_CHARS] for t in before), *(t[:NEIGHBOUR_CHARS] for t in after)])
-    return (own if said is None else f"{said.day} {said:%B} {said.year} {own}"), context
+    return sparse_text(own, said), context
 
 
 def said_on(payload: dict[str, Any], enabled: bool) -> datetime | None:
