@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ._pages import DOCS, ROOT
-from .test_readme import Block, blocks, offline_env
+from .test_readme import Block, blocks, run_example
 
 PAGES = sorted(DOCS.glob("*.md"))
 EXAMPLES = [
@@ -36,18 +34,7 @@ def test_the_pages_the_readme_promises_exist() -> None:
 
 @pytest.mark.parametrize(("page", "block"), EXAMPLES)
 def test_a_docs_example_runs(page: Path, block: Block, tmp_path: Path) -> None:
-    script = tmp_path / "example.py"
-    script.write_text(block.code, encoding="utf-8")
-
-    run = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=offline_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    run = run_example(block, tmp_path)
 
     assert run.returncode == 0, f"{page.name} line {block.line} failed:\n{run.stderr[-3000:]}"
 

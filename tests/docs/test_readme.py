@@ -81,23 +81,22 @@ def offline_env(home: Path) -> dict[str, str]:
     return env
 
 
+def run_example(block: Block, folder: Path) -> subprocess.CompletedProcess[str]:
+    """``block`` run as a script of its own in ``folder``, offline, with its output captured."""
+    script = folder / "example.py"
+    script.write_text(block.code, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, str(script)], cwd=folder, env=offline_env(folder), capture_output=True, text=True,
+        timeout=300, check=False,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "block",
     [pytest.param(b, id=f"line{b.line}", marks=[pytest.mark.skip(b.skip)] if b.skip else []) for b in PYTHON],
 )
 def test_a_readme_example_runs_as_printed(block: Block, tmp_path: Path) -> None:
-    script = tmp_path / "example.py"
-    script.write_text(block.code, encoding="utf-8")
-
-    run = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=offline_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    run = run_example(block, tmp_path)
 
     assert run.returncode == 0, f"README line {block.line} failed:\n{run.stderr[-3000:]}"
     if block.prints is not None:
