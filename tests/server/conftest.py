@@ -11,12 +11,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from mcp import ClientSession
 
 TOKENS = {"token-ann": "ann", "token-bob": "bob"}
 START_DEADLINE_S = 30.0
+TOOLS = {"add_memory", "search_memory", "list_memories", "delete_memory", "get_memory_history"}
 
 
 @dataclass
@@ -88,3 +91,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One server per test module (each test uses its own users or sessions)."""
     with running_server(tmp_path_factory.mktemp("serve")) as running:
         yield running
+
+
+async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A tool call that must succeed: its structured result."""
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content

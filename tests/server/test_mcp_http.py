@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx
@@ -15,9 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memadapt_core import Memory
 
-from .conftest import Server, running_server
-
-TOOLS = {"add_memory", "search_memory", "list_memories", "delete_memory", "get_memory_history"}
+from .conftest import TOOLS, Server, call, running_server
 
 
 @asynccontextmanager
@@ -29,13 +26,6 @@ async def http_session(server: Server, token: str) -> AsyncIterator[ClientSessio
     ):
         await session.initialize()
         yield session
-
-
-async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def test_http_add_search_list_history_delete(server: Server) -> None:

@@ -14,9 +14,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from memadapt_core import Memory
 from memadapt_core.cli import main
 
-from .conftest import cli
-
-TOOLS = {"add_memory", "search_memory", "list_memories", "delete_memory", "get_memory_history"}
+from .conftest import TOOLS, call, cli
 
 
 @asynccontextmanager
@@ -27,13 +25,6 @@ async def stdio_session(store: Path, *args: str) -> AsyncIterator[ClientSession]
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session
-
-
-async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def test_stdio_server_lists_the_five_tools_and_the_recent_resource(tmp_path: Path) -> None:
