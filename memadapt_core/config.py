@@ -45,11 +45,15 @@ class RetrievalSettings(BaseModel):
     on 4 LoCoMo dev conversations and checked on the other 3 (r@10 0.759 on those 4, 0.762 on the other 3). The fused
     score is the weighted mean of the normalised signals (in [0, 1]); boosts are added to it."""
 
-    dense_weight: float = Field(0.2, ge=0)  # WordLlama vectors are weak on their own: lean on BM25
+    dense_weight: float | None = Field(
+        None,
+        ge=0,
+        description="weight of meaning against words (sparse_weight); unset: the embedder's (0.2)",
+    )
     sparse_weight: float = Field(0.5, ge=0)
     candidates: int = Field(40, ge=1, le=1000, description="candidates per signal before fusion")
     rerank_depth: int = Field(
-        30, ge=1, le=1000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
+        80, ge=1, le=2000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
     )
     # Relevance floor on the raw signals: a query is relevant when its best cosine reaches `floor_dense`, or when
     # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
@@ -79,6 +83,9 @@ class RetrievalSettings(BaseModel):
     )
     lexical_tie_cosine: float = Field(
         0.1, ge=0, description="equal BM25 matches whose cosines differ by less than this tie (recency decides)"
+    )
+    session_diversity: float = Field(
+        0.05, ge=0, description="each further hit from a session already in the results loses this much"
     )
     context_prev: int = Field(4, ge=0, le=10, description="previous turns whose words index a message")
     context_next: int = Field(2, ge=0, le=10, description="following turns whose words index a message")
