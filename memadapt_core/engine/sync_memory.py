@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
-from memadapt_core.validation import parse_record_ids, parse_scope
+from memadapt_core.record_codec import utcnow
+from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
 
 from . import backend_steps, reads, transactions, transfer, updates, writes
+from . import experience_recall as recall
+from . import trajectories as trajectories_
 from .base import MemoryBase
 
 if TYPE_CHECKING:
@@ -89,9 +92,35 @@ class Memory(MemoryBase):
         if plan.to_store:
             backend_steps.write_add(r, plan, r.embed_documents(plan.dense_texts))
             r.hooks.on_added(plan.new_records())
-            if plan.kind == "message" and (worker := self._consolidator()) is not None:
+            if plan.kind in ("message", "trajectory") and (worker := self._consolidator()) is not None:
                 worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
         return plan.result()
+
+    def add_trajectories(
+        self, trajectories: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None,
+        task: str | None = None, user_id: str | None = None, session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Store scored trajectories ({messages, score}) raw, now; the consolidation worker draws experiences
+        from them in the background into the agent's scope (docs/task-memory.md). One record per trajectory."""
+        items = trajectories_.trajectory_inputs(trajectories, agent_id=agent_id, task=task)
+        return self.add(
+            items, user_id=user_id, agent_id=agent_id, session_id=session_id, kind="trajectory", metadata=metadata
+        )
+
+    def experiences(
+        self, task: str, *, agent_id: str | None, limit: int = 3, threshold: float | None = None
+    ) -> builtins.list[SearchHit]:
+        """The agent's experiences for ``task``, ranked by task similarity, strength of evidence and recency."""
+        pool = recall.recall_pool(parse_limit(limit, self.settings.max_limit), self.settings.max_limit)
+        hits = self.search(
+            task, agent_id=recall.agent_scope_id(agent_id), kinds=["experience"], limit=pool, threshold=threshold
+        )
+        return recall.rank_experiences(hits, self.settings.task_memory, utcnow(), limit)
+
+    def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
+        """The top experiences for ``task`` as a delimited block for a system prompt ("" when there are none)."""
+        return recall.render_guidance(self.experiences(task, agent_id=agent_id, limit=limit))
 
     def update(
         self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None,
@@ -262,7 +291,7 @@ class Memory(MemoryBase):
         from .consolidation_store import SyncEngineStore
 
         pending = SyncEngineStore(self._resources).pending_scopes(worker.options.resume_limit)
-        return sum(worker.consolidate(each).messages for each in self._pending_within(pending, scope))
+        return sum(worker.consolidate(each).inputs for each in self._pending_within(pending, scope))
 
     def optimize(self) -> None:
         """Maintenance, now: the embedded store rewrites its live points into one tenant-ordered segment (filtered
