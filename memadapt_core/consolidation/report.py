@@ -22,6 +22,7 @@ class ConsolidationReport:
     trajectories: int = 0  # trajectories marked consolidated
     experiences: int = 0  # experiences stored (merged ones included)
     rejected_experiences: int = 0  # experiences validation refused (noted in their trajectories' history)
+    tool_guides: int = 0  # tool usage guides (re)written
 
     @classmethod
     def of(

@@ -33,8 +33,10 @@ from memadapt_core.consolidation.reflection import (
 )
 from memadapt_core.consolidation.report import ConsolidationReport
 from memadapt_core.consolidation.store import SyncConsolidationStore
+from memadapt_core.consolidation.tool_guides import build_tool_guide, pending_by_tool, plan_tool_guide
 from memadapt_core.consolidation.worker_base import InstructionsHook, WorkerBase, WorkerOptions
 from memadapt_core.models import MemoryRecord, Scope
+from memadapt_core.tool_stats import tool_stats
 
 __all__ = ["SyncConsolidationWorker"]
 
@@ -183,7 +185,8 @@ class SyncConsolidationWorker(WorkerBase):
                 self._tracker.seed(scope, self._store.unreflected_facts(scope, self.options.reflect_max_facts))
             if self._tracker.due(scope, self.options.reflect_every):
                 report += self._reflect(scope)
-        return report + self._experiences(scope)
+        report += self._experiences(scope)
+        return report + self._tool_guides(scope)
 
     def _experiences(self, scope: Scope) -> ConsolidationReport:
         """Experiences from the scope's pending trajectories (they only exist where an agent is named)."""
@@ -192,6 +195,30 @@ class SyncConsolidationWorker(WorkerBase):
         while trajectories := self._store.pending_trajectories(scope, self.options.trajectory_batch):
             self._first_time(done, trajectories, "trajectories")
             report += self._experience_batch(scope, trajectories)
+        return report
+
+    def _tool_guides(self, scope: Scope) -> ConsolidationReport:
+        """Rewrite the guide of each tool of the agent with ``tool_guide_every`` new calls."""
+        report = ConsolidationReport()
+        if scope.agent_id is None or self.options.tool_guide_every <= 0:
+            return report
+        home = experience_scope(scope)
+        calls = self._store.pending_tool_calls(home, self.options.tool_guide_calls)
+        for tool, found in pending_by_tool(calls, self.options.tool_guide_every).items():
+            current = self._store.tool_guide(home, tool)
+            stats = tool_stats(tool, found).model_dump(mode="json")
+            call = build_tool_guide(tool, found, current, stats)
+            self._check_stopping()
+            try:
+                guidelines = self._llm.complete_json("tool_guide", call.messages, call.parse)
+            except MalformedAnswerError as exc:
+                log.warning("skipping a guide of tool %s: the LLM's answers never fit: %s", tool, exc)
+                self._store.apply(skip_plan(home, found))
+                continue
+            plan = plan_tool_guide(home, tool, found, current, guidelines, stats)
+            self._check_stopping()
+            self._store.apply(plan)
+            report += self._count(ConsolidationReport(tool_guides=1))
         return report
 
     def _experience_batch(self, scope: Scope, trajectories: list[MemoryRecord]) -> ConsolidationReport:

@@ -40,6 +40,8 @@ class WorkerOptions(BaseModel):
     reflect_probes: int = Field(default=10, ge=0, description="new facts whose neighbours join a reflection")
     reflect_max_facts: int = Field(default=60, ge=1, description="facts shown in one reflection call")
     trajectory_batch: int = Field(default=5, ge=1, description="trajectories per experience extraction call")
+    tool_guide_every: int = Field(default=10, ge=0, description="new calls of a tool before its guide is rewritten")
+    tool_guide_calls: int = Field(default=200, ge=1, description="pending tool calls read per agent and drain")
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
@@ -48,6 +50,7 @@ class WorkerOptions(BaseModel):
             "reflect_every": settings.reflect_every,
             "queue_size": settings.queue_size,
             "trajectory_batch": settings.task_memory.trajectory_batch,
+            "tool_guide_every": settings.task_memory.tool_guide_every,
         }
         return cls.model_validate(values | overrides)
 

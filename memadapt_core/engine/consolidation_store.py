@@ -18,7 +18,7 @@ from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPo
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.engine import reads
 from memadapt_core.engine.resources import Resources
-from memadapt_core.filters import FilterSpec
+from memadapt_core.filters import FilterSpec, MetaCondition
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
 from memadapt_core.record_codec import (
     dense_text,
@@ -46,7 +46,7 @@ def knowledge_scope(scope: Scope) -> Scope:
 def pending_filter(scope: Scope | None, kind: Kind = "message") -> FilterSpec:
     """Not consolidated yet: messages (or trajectories) of exactly ``scope``; any scope's of either kind."""
     if scope is None:
-        return FilterSpec(kinds=("message", "trajectory"), consolidated=False)
+        return FilterSpec(kinds=("message", "trajectory", "tool_call"), consolidated=False)
     return reads.scope_filter(scope, kinds=(kind,), consolidated=False, exact_scope=True)
 
 
@@ -57,6 +57,21 @@ def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = Non
         valid_only=True,
         source_ids_any=tuple(cites) if cites is not None else None,
     )
+
+
+def tool_calls_filter(scope: Scope) -> FilterSpec:
+    """The agent's tool calls, of any user or session, no guide has taken yet."""
+    return FilterSpec(agent_id=scope.agent_id, kinds=("tool_call",), consolidated=False)
+
+
+def guide_filter(scope: Scope, tool: str) -> FilterSpec:
+    meta = (MetaCondition("tool", "eq", tool),)
+    return FilterSpec(agent_id=scope.agent_id, kinds=("tool_guide",), valid_only=True, metadata=meta)
+
+
+def latest(points: list[StoredPoint]) -> MemoryRecord | None:
+    records = [record_from_payload(p.id, p.payload) for p in points]
+    return max(records, key=lambda r: r.created_at) if records else None
 
 
 def unreflected_filter(scope: Scope) -> FilterSpec:
@@ -102,7 +117,7 @@ def prepare_apply(
     prepare: Callable[[MemoryRecord], MemoryRecord] | None = None,
 ) -> AppliedPlan:
     """``ended_points``: the stored ``plan.touched_ids``; ``prepare`` (the ``memadapt_prepare_record`` hook, for
-    redaction) runs on new experiences, which every user of an agent will see."""
+    redaction) runs on new experiences and tool guides, which every user of an agent will see."""
     now = utcnow()
     records, histories = [], []
     for new in plan.records:
@@ -113,7 +128,7 @@ def prepare_apply(
             hash=normalised_hash(new.text),
             **plan.scope.model_dump(),
         )
-        if prepare is not None and record.kind == "experience":
+        if prepare is not None and record.kind in ("experience", "tool_guide"):
             record = prepare(record)
         records.append(record)
         histories.append([HistoryEvent(record_id=record.id, event="add", at=now, new_text=record.text)])
@@ -208,6 +223,12 @@ class SyncEngineStore:
         keys = best_keys(dense, sparse, limit)
         return records_in_order(keys, s.backend.points(keys))
 
+    def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        return [record_from_payload(p.id, p.payload) for p in self._s.backend.scroll(tool_calls_filter(scope), limit)]
+
+    def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
+        return latest(self._s.backend.scroll(guide_filter(scope, tool), _PENDING_PAGE))
+
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in self._s.backend.retrieve(ids)}
         return [record_from_payload(i, points[i].payload) for i in ids if i in points]
@@ -264,6 +285,13 @@ class AsyncEngineStore:
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
         return records_in_order(keys, await self._run(s.backend.points, keys))
+
+    async def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, tool_calls_filter(scope), limit)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
+        return latest(await self._run(self._s.backend.scroll, guide_filter(scope, tool), _PENDING_PAGE))
 
     async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in await self._run(self._s.backend.retrieve, ids)}

@@ -15,7 +15,7 @@ from typing import Any
 from memadapt_core.errors import ValidationError
 from memadapt_core.validation import parse_metadata, parse_number, parse_text
 
-__all__ = ["render_message", "trajectory_inputs"]
+__all__ = ["dicts_of", "render_message", "trajectory_inputs"]
 
 _TRAJECTORY_KEYS = frozenset({"messages", "score", "task", "id", "metadata", "timestamp"})
 _MAX_TRAJECTORIES = 1_000
@@ -27,14 +27,18 @@ def trajectory_inputs(trajectories: object, *, agent_id: object, task: object) -
         field = "agent_id"
         raise ValidationError(field, "is required: experience belongs to an agent (or a workspace)")
     default_task = None if task is None else parse_text("task", task, 10_000)
-    items = [trajectories] if isinstance(trajectories, Mapping) else trajectories
-    if not isinstance(items, Sequence) or isinstance(items, str | bytes) or not items:
-        field = "trajectories"
-        raise ValidationError(field, "must be a trajectory {messages, score} or a non-empty list of them")
-    if len(items) > _MAX_TRAJECTORIES:
-        field = "trajectories"
-        raise ValidationError(field, f"at most {_MAX_TRAJECTORIES} per call")
+    items = dicts_of("trajectories", trajectories, "a trajectory {messages, score}", _MAX_TRAJECTORIES)
     return [_one(f"trajectories[{i}]", item, default_task) for i, item in enumerate(items)]
+
+
+def dicts_of(field: str, value: object, what: str, max_items: int) -> Sequence[object]:
+    """``value`` as a list: one dict, or a non-empty list (of at most ``max_items``) whose items are checked later."""
+    items = [value] if isinstance(value, Mapping) else value
+    if not isinstance(items, Sequence) or isinstance(items, str | bytes) or not items:
+        raise ValidationError(field, f"must be {what} or a non-empty list of them")
+    if len(items) > max_items:
+        raise ValidationError(field, f"at most {max_items} per call")
+    return items
 
 
 def _one(field: str, item: object, default_task: str | None) -> dict[str, Any]:

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
 from memadapt_core.testing import ScriptedLLMServer
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as srv:
+        yield srv
 
 
 def calls(name: str, arguments: str) -> dict[str, Any]:

@@ -17,12 +17,6 @@ AGENT = "travel-agent"
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as srv:
-        yield srv
-
-
-@pytest.fixture
 def mem(server: ScriptedLLMServer) -> Iterator[Memory]:
     with Memory(location=":memory:", **llm(server)) as m:
         yield m
