@@ -3,13 +3,15 @@
 A tool call is stored as one ``tool_call`` record (the text ``name(arguments) -> result``, cut short; metadata:
 ``tool``, ``success``, ``duration_s``, ``tokens``), with no LLM involved: recording is one embedding and one write.
 ReMe's field names are accepted too (``tool_name``, ``input``, ``output``, ``time_cost``, ``token_cost``,
-``create_time``). Statistics are computed when asked, from a tool's latest calls; the usage guide is written by
-the consolidation worker once ``task_memory.tool_guide_every`` new calls have come in.
+``create_time``). Identical calls are distinct records unless they carry the same ``id``. Statistics are
+computed when asked, from a tool's latest calls; the usage guide is written by the consolidation worker once
+``task_memory.tool_guide_every`` new calls have come in.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -26,7 +28,7 @@ __all__ = ["ToolGuide", "guide_of", "tool_call_inputs"]
 
 _ALIASES = {"input": "arguments", "output": "result", "time_cost": "duration", "token_cost": "tokens",
             "create_time": "timestamp", "tool_name": "name"}  # fmt: skip
-_KEYS = frozenset({"name", "arguments", "result", "success", "duration", "tokens", "timestamp", "metadata"})
+_KEYS = frozenset({"id", "name", "arguments", "result", "success", "duration", "tokens", "timestamp", "metadata"})
 _SHOWN_CHARS = 500  # of the arguments and of the result, in the stored text
 _MAX_CALLS = 10_000
 
@@ -73,7 +75,10 @@ def _one(field: str, item: object) -> dict[str, Any]:
     arguments = _shown(call.get("arguments"))
     result = _shown(call.get("result"))
     text = f"{name}({arguments})" + (f" -> {result}" if result else "") + ("" if success else " [failed]")
-    out: dict[str, Any] = {"content": text, "name": name, "metadata": metadata}
+    # A call is an event: the same call made twice is two calls. Its own id (e.g. the model's tool_call_id) makes
+    # recording it idempotent; without one each recording is new.
+    call_id = call.get("id") if call.get("id") is not None else uuid.uuid4().hex
+    out: dict[str, Any] = {"content": text, "name": name, "metadata": metadata, "id": call_id}
     if call.get("timestamp") is not None:
         out["timestamp"] = call["timestamp"]
     return out

@@ -163,6 +163,7 @@ def openapi_document() -> dict[str, Any]:
             }
         },
     }
+    paths.update(_reme_paths())
     record = {"type": "object", "required": ["id", "text", "kind", "observed_at"], "additionalProperties": True}
     return {
         "openapi": "3.1.0",
@@ -201,3 +202,31 @@ def openapi_document() -> dict[str, Any]:
         },
         "security": [{"bearer": []}],
     }
+
+
+def _reme_paths() -> dict[str, Any]:
+    """ReMe's routes (docs/task-memory.md): its request bodies, ``workspace_id`` as the agent."""
+    answer = _json({"type": "object", "properties": {"success": {"type": "boolean"}, "answer": {"type": "string"},
+                                                      "metadata": {"type": "object"}}})  # fmt: skip
+    workspace = {"workspace_id": {"type": "string", "description": "the agent scope"}}
+    trajectories = {"type": "array", "items": {"type": "object", "required": ["messages"]}}
+    summary = {**workspace, "trajectories": trajectories, "metadata": {"type": "object"}}
+    retrieve = {**workspace, "query": {"type": "string"}, "top_k": {"type": "integer", "default": 5}}
+    routes = {
+        "summary_task_memory": ("store scored trajectories {messages, score}; experiences follow", summary),
+        "retrieve_task_memory": ("the workspace's experience for a task", retrieve),
+        "summary_personal_memory": ("store the user's conversations {messages}; facts follow", summary),
+        "retrieve_personal_memory": ("the user's memories in the workspace", retrieve),
+    }
+    out: dict[str, Any] = {}
+    for name, (summary_text, properties) in routes.items():
+        required = ["workspace_id", "trajectories" if "trajectories" in properties else "query"]
+        schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        out[f"/{name}"] = {
+            "post": {
+                "summary": f"ReMe {name}: {summary_text}",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+                "responses": {"200": answer, **_ERRORS},
+            }
+        }
+    return out

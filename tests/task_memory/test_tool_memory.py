@@ -133,3 +133,11 @@ async def test_the_async_twin_records_and_guides_the_same_way(server: ScriptedLL
         await amem.flush()
         guide = await amem.tool_guide("web_search", agent_id=AGENT)
     assert (guide.guidelines, guide.stats.calls, guide.stats.success_rate) == ("- Async guide.", 3, 1.0)
+
+
+def test_the_same_call_made_twice_counts_twice_unless_it_carries_the_same_id(mem: Memory) -> None:
+    mem.record_tool_calls([search_call(1), search_call(1)], agent_id=AGENT)
+    mem.record_tool_calls([{**search_call(2), "id": "call-7"}], agent_id=AGENT)
+    mem.record_tool_calls([{**search_call(2), "id": "call-7"}], agent_id=AGENT)  # a retry of the same recording
+
+    assert mem.tool_stats("web_search", agent_id=AGENT).calls == 3
