@@ -135,7 +135,7 @@ class AsyncMemory(MemoryBase):
 
     async def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
         """The top experiences for ``task`` as a delimited block for a system prompt ("" when there are none)."""
-        return recall.render_guidance(await self.experiences(task, agent_id=agent_id, limit=limit))
+        return self.format_experience(await self.experiences(task, agent_id=agent_id, limit=limit))
 
     async def record_tool_calls(
         self, calls: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None, user_id: str | None = None,

@@ -122,7 +122,7 @@ class Memory(MemoryBase):
 
     def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
         """The top experiences for ``task`` as a delimited block for a system prompt ("" when there are none)."""
-        return recall.render_guidance(self.experiences(task, agent_id=agent_id, limit=limit))
+        return self.format_experience(self.experiences(task, agent_id=agent_id, limit=limit))
 
     def record_tool_calls(
         self, calls: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None, user_id: str | None = None,
