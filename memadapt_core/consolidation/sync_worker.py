@@ -194,7 +194,12 @@ class SyncConsolidationWorker(WorkerBase):
         done: set[str] = set()
         while trajectories := self._store.pending_trajectories(scope, self.options.trajectory_batch):
             self._first_time(done, trajectories, "trajectories")
-            report += self._experience_batch(scope, trajectories)
+            home = experience_scope(scope)
+            if home == scope:  # its lock is held already
+                report += self._experience_batch(scope, trajectories)
+                continue
+            with self._lock(home):  # one reconciliation at a time per agent (consolidate() may run too)
+                report += self._experience_batch(scope, trajectories)
         return report
 
     def _tool_guides(self, scope: Scope) -> ConsolidationReport:

@@ -184,7 +184,12 @@ class ConsolidationWorker(WorkerBase):
         done: set[str] = set()
         while trajectories := await self._store.pending_trajectories(scope, self.options.trajectory_batch):
             self._first_time(done, trajectories, "trajectories")
-            report += await self._experience_batch(scope, trajectories)
+            home = experience_scope(scope)
+            if home == scope:  # its lock is held already
+                report += await self._experience_batch(scope, trajectories)
+                continue
+            async with self._lock(home):  # one reconciliation at a time per agent (consolidate() may run too)
+                report += await self._experience_batch(scope, trajectories)
         return report
 
     async def _tool_guides(self, scope: Scope) -> ConsolidationReport:
