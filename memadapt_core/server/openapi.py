@@ -208,19 +208,22 @@ def _reme_paths() -> dict[str, Any]:
     """ReMe's routes (docs/task-memory.md): its request bodies, ``workspace_id`` as the agent."""
     answer = _json({"type": "object", "properties": {"success": {"type": "boolean"}, "answer": {"type": "string"},
                                                       "metadata": {"type": "object"}}})  # fmt: skip
-    workspace = {"workspace_id": {"type": "string", "description": "the agent scope"}}
+    workspace: dict[str, Any] = {"workspace_id": {"type": "string", "description": "the agent scope"}}
     trajectories = {"type": "array", "items": {"type": "object", "required": ["messages"]}}
     summary = {**workspace, "trajectories": trajectories, "metadata": {"type": "object"}}
     retrieve = {**workspace, "query": {"type": "string"}, "top_k": {"type": "integer", "default": 5}}
-    routes = {
+    routes: dict[str, tuple[str, dict[str, Any]]] = {
         "summary_task_memory": ("store scored trajectories {messages, score}; experiences follow", summary),
         "retrieve_task_memory": ("the workspace's experience for a task", retrieve),
         "summary_personal_memory": ("store the user's conversations {messages}; facts follow", summary),
         "retrieve_personal_memory": ("the user's memories in the workspace", retrieve),
+        "add_tool_call_result": ("record tool calls", {**workspace, "tool_call_results": {"type": "array"}}),
+        "summary_tool_memory": ("the tools' current guides", {**workspace, "tool_names": {"type": "string"}}),
+        "retrieve_tool_memory": ("the tools' guides and statistics", {**workspace, "tool_names": {"type": "string"}}),
     }
     out: dict[str, Any] = {}
     for name, (summary_text, properties) in routes.items():
-        required = ["workspace_id", "trajectories" if "trajectories" in properties else "query"]
+        required = ["workspace_id", next(k for k in properties if k not in ("workspace_id", "metadata"))]
         schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
         out[f"/{name}"] = {
             "post": {

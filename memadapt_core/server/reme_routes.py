@@ -1,7 +1,8 @@
 """ReMe-compatible routes of ``memadapt serve``: ReMe's request bodies, answered by memadapt's engine.
 
 ``POST /summary_task_memory`` ``{workspace_id, trajectories: [{messages, score}]}``, ``POST /retrieve_task_memory``
-``{workspace_id, query, top_k}`` and the same pair for personal memory, as ReMe documents them; ``workspace_id`` is
+``{workspace_id, query, top_k}``, the same pair for personal memory, and tool memory's ``add_tool_call_result``,
+``summary_tool_memory`` and ``retrieve_tool_memory``, as ReMe documents them; ``workspace_id`` is
 the agent scope (``agent_id``), the user is the bearer token's, as on every route. Answers keep ReMe's shape:
 ``{"success", "answer", "metadata": {"memory_list": [...]}}``. Summaries store the trajectories (or the
 conversation) at once and return; experiences and facts are drawn in the background, as ``add`` does.
@@ -28,6 +29,8 @@ __all__ = ["reme_routes"]
 
 _SUMMARY = {"workspace_id", "trajectories", "metadata"}
 _RETRIEVE = {"workspace_id", "query", "top_k"}
+_TOOL_CALLS = {"workspace_id", "tool_call_results"}
+_TOOL_NAMES = {"workspace_id", "tool_names"}
 
 
 def _required(body: dict[str, Any], key: str, what: str) -> Any:
@@ -104,12 +107,41 @@ async def retrieve_personal_memory(request: Request, memory: AsyncMemory) -> Res
     return _answer(answer, [_memory(h.record, workspace, h.score, "personal") for h in hits])
 
 
+async def add_tool_call_result(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _TOOL_CALLS)
+    workspace = _required(body, "workspace_id", "the workspace (agent) whose tools these are")
+    calls = _required(body, "tool_call_results", "a list of {tool_name, input, output, success, time_cost, ...}")
+    scope = _scope(request, {"agent_id": workspace})
+    stored = await memory.record_tool_calls(calls, **scope)
+    return _answer(f"{len(stored)} tool calls recorded", [_memory(r, workspace, None, "tool_call") for r in stored])
+
+
+async def retrieve_tool_memory(request: Request, memory: AsyncMemory) -> Response:
+    """Also ``summary_tool_memory``: guides are rewritten in the background as calls accumulate, so a summary
+    is the current guide."""
+    body = await _json_body(request, _TOOL_NAMES)
+    workspace = _required(body, "workspace_id", "the workspace (agent) whose tools to describe")
+    names = _required(body, "tool_names", "one tool name, or several separated by commas")
+    if not isinstance(names, str) or not names.strip():
+        field = "tool_names"
+        raise ValidationError(field, "must be a tool name, or several separated by commas")
+    scope = _scope(request, {"agent_id": workspace})
+    guides = [await memory.tool_guide(name.strip(), agent_id=scope["agent_id"]) for name in names.split(",")]
+    listed = [{"memory_type": "tool", "workspace_id": workspace, "tool_name": g.tool, "content": g.guidelines or "",
+               "statistics": g.stats.model_dump(mode="json")} for g in guides]  # fmt: skip
+    answer = "\n\n".join(f"{g.tool}:\n{g.guidelines or '(no guidelines yet)'}" for g in guides)
+    return _answer(answer, listed)
+
+
 def reme_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
-    """The four ReMe routes over the engine ``memory()`` returns."""
+    """ReMe's task, personal and tool memory routes over the engine ``memory()`` returns."""
     table: list[tuple[str, Handler]] = [
         ("/summary_task_memory", summary_task_memory),
         ("/retrieve_task_memory", retrieve_task_memory),
         ("/summary_personal_memory", summary_personal_memory),
         ("/retrieve_personal_memory", retrieve_personal_memory),
+        ("/add_tool_call_result", add_tool_call_result),
+        ("/summary_tool_memory", retrieve_tool_memory),
+        ("/retrieve_tool_memory", retrieve_tool_memory),
     ]
     return [Route(path, _endpoint(handler, memory), methods=["POST"]) for path, handler in table]

@@ -118,6 +118,32 @@ def test_remes_personal_memory_bodies_store_and_retrieve_the_users_memory(server
     assert for_bob["metadata"]["memory_list"] == []  # personal memory stays the user's
 
 
+def test_remes_tool_memory_bodies_record_calls_and_return_the_guide(server: Server) -> None:
+    result = {
+        "create_time": "2025-10-21 10:30:00", "tool_name": "web_search",
+        "input": {"query": "Python asyncio tutorial", "max_results": 10}, "output": "Found 10 relevant results...",
+        "token_cost": 150, "success": True, "time_cost": 2.3,
+    }  # fmt: skip
+    calls = {"workspace_id": "tool_workspace", "tool_call_results": [result, {**result, "success": False}]}
+    names = {"workspace_id": "tool_workspace", "tool_names": "web_search"}
+
+    recorded = httpx.post(f"{server.url}/add_tool_call_result", json=calls, headers=ANN, timeout=10)
+
+    assert recorded.status_code == 200, recorded.text
+    assert len(recorded.json()["metadata"]["memory_list"]) == 2
+
+    def guided() -> dict[str, Any] | None:
+        answer = httpx.post(f"{server.url}/retrieve_tool_memory", json=names, headers=ANN, timeout=10).json()
+        (tool,) = answer["metadata"]["memory_list"]
+        return tool if tool["content"] else None
+
+    tool = eventually(guided)  # every 2 calls (MEMADAPT_TASK_MEMORY__TOOL_GUIDE_EVERY) the guide is rewritten
+    assert tool["content"] == "- Keep max_results at 5 or less."
+    assert (tool["statistics"]["calls"], tool["statistics"]["success_rate"]) == (2, 0.5)
+    summary = httpx.post(f"{server.url}/summary_tool_memory", json=names, headers=ANN, timeout=10).json()
+    assert "Keep max_results at 5 or less." in summary["answer"]
+
+
 @pytest.mark.parametrize(
     ("route", "body", "field"),
     [
@@ -126,6 +152,8 @@ def test_remes_personal_memory_bodies_store_and_retrieve_the_users_memory(server
         ("retrieve_task_memory", {"workspace_id": "w"}, "query"),
         ("retrieve_personal_memory", {"workspace_id": "w", "query": "q", "top_k": 0}, "limit"),
         ("summary_personal_memory", {"workspace_id": "w", "trajectories": [{}]}, "trajectories[0].messages"),
+        ("add_tool_call_result", {"workspace_id": "w", "tool_call_results": [{"input": {}}]}, "calls[0].name"),
+        ("retrieve_tool_memory", {"workspace_id": "w", "tool_names": ""}, "tool_names"),
     ],
 )
 def test_bad_reme_bodies_are_422_naming_the_field(server: Server, route: str, body: dict[str, Any], field: str) -> None:
