@@ -118,8 +118,9 @@ class MemadaptStore(BaseStore):
     engine's ``max_limit`` best hits. Filters behave as LangGraph's (``_store_filter`` says exactly how), evaluated
     in Python on candidates the engine pre-selects by namespace (and by plain string equalities). A batch answers
     its reads first and then applies its puts, the last to each place winning, as LangGraph's stores do. Values of
-    any size are kept (those metadata cannot hold as parts in the ``agent_id + ".values"`` scope). Unranked
-    results come oldest update first. TTL is not supported.
+    any size are kept (those metadata cannot hold as parts: records of the item's own user and agent in the session
+    ``"langgraph.values"``, so erasing the user erases them). Unranked results come oldest update first. TTL is
+    not supported.
     """
 
     supports_ttl = False
@@ -146,9 +147,8 @@ class MemadaptStore(BaseStore):
 
     def _part_ids(self, records: Iterable[MemoryRecord | None]) -> dict[str, list[str]]:
         """The record ids of the parts of each record's value (only records whose value is in parts)."""
-        values = self._scope.values
         return {
-            r.id: [self._sync.record_id(ext, **values) for ext in exts]
+            r.id: [self._sync.record_id(ext, **self._scope.parts(r)) for ext in exts]
             for r in records
             if r is not None and (exts := part_external_ids(r))
         }
@@ -200,7 +200,7 @@ class MemadaptStore(BaseStore):
     def _load(self, records: Sequence[MemoryRecord]) -> list[SearchItem]:
         parts = self._part_ids(records)
         wanted = [i for ids in parts.values() for i in ids]
-        found = {p.id: p for p in self._sync.get_many(wanted, **self._scope.values)} if wanted else {}
+        found = {p.id: p for p in self._sync.get_many(wanted, **self._scope.all_parts)} if wanted else {}
         return self._items(records, parts, found)
 
     def _put(self, op: PutOp, inp: PutInput | None) -> None:
@@ -210,9 +210,9 @@ class MemadaptStore(BaseStore):
             self._sync.delete(rid, **scope)
         else:
             if inp.parts:
-                self._sync.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.values)
+                self._sync.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.parts(scope))
             self._sync.add(inp.item, kind="fact", on_conflict="replace", **scope)
-            kept = {self._sync.record_id(ext, **self._scope.values) for ext in inp.part_ids}
+            kept = {self._sync.record_id(ext, **self._scope.parts(scope)) for ext in inp.part_ids}
             stale = [i for i in stale if i not in kept]
         if stale:
             self._sync.delete_many(stale)
@@ -277,7 +277,7 @@ class MemadaptStore(BaseStore):
     async def _aload(self, records: Sequence[MemoryRecord]) -> list[SearchItem]:
         parts = self._part_ids(records)
         wanted = [i for ids in parts.values() for i in ids]
-        found = {p.id: p for p in await self._async.get_many(wanted, **self._scope.values)} if wanted else {}
+        found = {p.id: p for p in await self._async.get_many(wanted, **self._scope.all_parts)} if wanted else {}
         return self._items(records, parts, found)
 
     async def _aput(self, op: PutOp, inp: PutInput | None) -> None:
@@ -287,9 +287,9 @@ class MemadaptStore(BaseStore):
             await self._async.delete(rid, **scope)
         else:
             if inp.parts:
-                await self._async.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.values)
+                await self._async.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.parts(scope))
             await self._async.add(inp.item, kind="fact", on_conflict="replace", **scope)
-            kept = {self._sync.record_id(ext, **self._scope.values) for ext in inp.part_ids}
+            kept = {self._sync.record_id(ext, **self._scope.parts(scope)) for ext in inp.part_ids}
             stale = [i for i in stale if i not in kept]
         if stale:
             await self._async.delete_many(stale)
