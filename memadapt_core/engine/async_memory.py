@@ -74,7 +74,9 @@ class AsyncMemory(MemoryBase):
         return self._worker
 
     async def close(self) -> None:
-        """Finish queued consolidation, then flush and close the store if this object opened it (not a view)."""
+        """Wait for tracked background writes, finish queued consolidation, then flush and close the store if this
+        object opened it (not a view)."""
+        await self._resources.background.drain()
         worker, self._worker = self._worker, None
         if worker is not None:
             await worker.close(drain=True)
@@ -262,8 +264,10 @@ class AsyncMemory(MemoryBase):
         return await asyncio.to_thread(transfer.import_records, self._live(), path, progress)
 
     async def flush(self) -> None:
-        """Wait for background consolidation (resuming what was left pending) and make every write durable."""
+        """Wait for tracked background writes and background consolidation (resuming what was left pending) and
+        make every write durable."""
         r = self._live()
+        await r.background.drain()
         if (worker := self._consolidator()) is not None:
             await worker.start()
             await worker.flush()

@@ -19,6 +19,7 @@ from memadapt_core.models import Scope, SearchHit
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
+from .background import Pending
 from .resources import Resources, build_settings
 from .updates import parse_id
 
@@ -96,6 +97,11 @@ class MemoryBase:
     ) -> str:  # fmt: skip
         """The record id that ``add`` gives a message whose ``id`` is ``external_id`` in this scope."""
         return _record_id(parse_scope(user_id, agent_id, session_id), parse_id(external_id, "external_id"))
+
+    def track(self, pending: Pending) -> None:
+        """Hand the engine a background write (an asyncio task, or a thread's ``concurrent.futures.Future``) that
+        an adapter acknowledged before it ran: ``close()`` and ``flush()`` wait for it, so none is lost."""
+        self._resources.background.track(pending)
 
     def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
         """The delimited text block adapters inject into an agent's context (``memadapt_format_context``)."""

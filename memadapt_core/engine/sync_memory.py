@@ -63,7 +63,9 @@ class Memory(MemoryBase):
         return self._worker
 
     def close(self) -> None:
-        """Finish queued consolidation, then flush and close the store if this object opened it (not a view)."""
+        """Wait for tracked background writes, finish queued consolidation, then flush and close the store if this
+        object opened it (not a view)."""
+        self._resources.background.drain_blocking()
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close(drain=True)
@@ -243,8 +245,10 @@ class Memory(MemoryBase):
         return transfer.import_records(self._live(), path, progress)
 
     def flush(self) -> None:
-        """Wait for background consolidation (resuming what was left pending) and make every write durable."""
+        """Wait for tracked background writes and background consolidation (resuming what was left pending) and
+        make every write durable."""
         r = self._live()
+        r.background.drain_blocking()
         if (worker := self._consolidator()) is not None:
             worker.start()
             worker.flush()
