@@ -14,7 +14,6 @@ without it, the same methods take and return the ``Message`` JSON dicts.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection
 from typing import Any
 
@@ -68,7 +67,7 @@ class MemadaptMemoryService(MemoryServiceBase):
     async def start(self) -> None:
         if self._engine is None:
             # Opening the embedded store loads the embedder: off the event loop.
-            self._engine = as_async(self._given) if self._given is not None else await asyncio.to_thread(AsyncMemory)
+            self._engine = as_async(self._given) if self._given is not None else await AsyncMemory.open()
 
     async def stop(self) -> None:
         engine, self._engine = self._engine, None
