@@ -20,6 +20,7 @@ from memadapt_core import (
     Scope,
     SearchHit,
     ValidationError,
+    engine_views,
 )
 from memadapt_core import Memory as SyncMemory
 
@@ -114,7 +115,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             self._engine = AsyncMemory(**store)
             self._owns_engine = True
         else:
-            self._engine = memory.as_async()
+            self._engine = engine_views(memory)[1]
             self._owns_engine = False
         self._owner = uuid.uuid4().hex  # tells this memory's context message from other memories'
         self._closed = False

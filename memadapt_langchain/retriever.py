@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
+import pydantic
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import JSON, AsyncMemory, Kind, Memory, SearchHit
+from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, SearchHit, ValidationError, check_count
 
 from ._engine import engine_views
 from ._framework import (
@@ -71,8 +72,22 @@ class MemadaptRetriever(BaseRetriever):
     _sync: Memory = PrivateAttr()
     _async: AsyncMemory = PrivateAttr()
 
+    def __init__(self, /, **data: Any) -> None:
+        """Bad arguments raise memadapt's ``ValidationError`` naming the field, as every adapter's do."""
+        engine_views(data.get("memory"))  # a missing or wrong engine: named as memory=, not a pydantic trace
+        try:
+            super().__init__(**data)
+        except pydantic.ValidationError as exc:
+            error = exc.errors()[0]
+            if isinstance(raised := error.get("ctx", {}).get("error"), ValidationError):
+                raise raised from exc  # one of ours, from model_post_init
+            raise ValidationError(".".join(map(str, error["loc"])) or "retriever", error["msg"]) from exc
+
     def model_post_init(self, context: Any, /) -> None:
         self._sync, self._async = engine_views(self.memory)
+        Scope.of(self.user_id, self.agent_id, self.session_id, required=False)  # a malformed id fails here
+        check_count("k", self.k)
+        check_count("fetch_k", self.fetch_k)
 
     def _search_args(self, k: int | None) -> dict[str, Any]:
         return {

@@ -30,7 +30,7 @@ from types import TracebackType
 from typing import Any, Literal, Self, TypeAlias
 
 from memadapt_agentscope._engine import EngineLike, as_async, user_scope
-from memadapt_core import AsyncMemory, MemadaptError, SearchHit, StoreUnavailableError, ValidationError
+from memadapt_core import AsyncMemory, MemadaptError, SearchHit, StoreUnavailableError, ValidationError, check_count
 
 from ._framework import (
     Agent,
@@ -102,7 +102,7 @@ class MemadaptMiddleware(MiddlewareBase):
         self._agent_id = agent_id
         self._search_agent_id = agent_id if scope_search_by_agent else None
         self._mode: Mode = mode
-        self._top_k = top_k
+        self._top_k = check_count("top_k", top_k)
         self._threshold = threshold
         self._background = background
         self._tool_instructions = tool_instructions
