@@ -60,8 +60,8 @@ async def test_aclose_waits_for_background_writes(amemory, make_agent):
     assert await amemory.count(user_id="alice") == 2
 
 
-async def test_a_50000_character_reply_is_stored_whole(amemory, make_agent):
-    long_reply = ("The Berlin marathon route passes the Brandenburg Gate. " * 1000)[:50_000]
+async def test_a_76000_character_reply_is_stored_whole(amemory, make_agent):
+    long_reply = ("The Berlin marathon route passes the Brandenburg Gate. " * 1400)[:76_000]
     agent, _ = make_agent(MemadaptMiddleware(amemory, user_id="alice"), [long_reply])
 
     await agent.reply(UserMsg(name="alice", content="Describe the Berlin marathon route in detail."))
