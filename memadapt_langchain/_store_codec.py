@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from memadapt_core import JSON, MemoryRecord, ScopeIds, SearchHit, ValidationError
+from memadapt_core import JSON, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
 
 from ._framework import MatchCondition, SearchItem, get_text_at_path
 
@@ -67,7 +67,7 @@ class NamespaceScope:
     def __call__(self, namespace: tuple[str, ...]) -> ScopeIds:
         pos = self.user_id_position
         user_id = namespace[pos] if pos is not None and pos < len(namespace) else None
-        return ScopeIds(user_id=user_id, agent_id=self.agent_id, session_id=None)
+        return ScopeIds(user_id=_user_id(user_id), agent_id=self.agent_id, session_id=None)
 
     @staticmethod
     def parts(owner: ScopeIds | MemoryRecord) -> ScopeIds:
@@ -83,8 +83,34 @@ class NamespaceScope:
         return ScopeIds(user_id=None, agent_id=self.agent_id, session_id=PARTS_SESSION)
 
 
-def _indexed_text(value: Mapping[str, Any], fields: Sequence[str]) -> str:
-    texts = [text for path in fields for text in get_text_at_path(value, path)]
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _user_id(label: str | None) -> str | None:
+    """A label as a user id; one the engine refuses as an id (blank, over 512 characters, a control character)
+    leaves the item without a user, in no user's scope, where LangGraph accepts it as a label."""
+    try:
+        return Scope.of(user_id=label, required=False).user_id
+    except ValidationError:
+        return None
+
+
+def _indexed_text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
+    """The text embedded for an item: the value at ``fields`` (LangGraph paths), or with ``fields=None`` its
+    strings at any depth, one per line (langmem's ``{"content": ...}`` embeds just the content, and other
+    adapters show just that), or its JSON when it holds no string."""
+    if fields is None:
+        texts = [text for text in _strings(value) if text.strip()] or get_text_at_path(value, "$")
+    else:
+        texts = [text for path in fields for text in get_text_at_path(value, path)]
     text = "\n".join(text for text in texts if text.strip())
     # What UTF-8 cannot encode (a lone surrogate) is kept in the value but cannot be embedded.
     return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
@@ -141,7 +167,7 @@ def put_input(
     key: str,
     value: Mapping[str, Any],
     index: Literal[False] | list[str] | None,
-    fields: Sequence[str],
+    fields: Sequence[str] | None,
     max_text_chars: int,
 ) -> PutInput:
     """The ``add`` inputs for a put: the text to embed is the value at ``fields`` (a put's ``index`` overrides),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, ScopeIds, SearchHit, ValidationError
+from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
 
 from ._engine import engine_views
 from ._framework import (
@@ -108,11 +108,13 @@ def _last_puts(ops: Sequence[Op]) -> list[PutOp]:
 class MemadaptStore(BaseStore):
     """Items live as ``fact`` records of one engine, so agents built on other frameworks can recall them.
 
-    Namespaces map onto scope: every item is in ``agent_id``'s scope (default ``"langgraph"``); with
-    ``user_id_position=i`` the namespace's label at index ``i`` is also the record's ``user_id`` (langmem's
-    ``("memories", "{langgraph_user_id}")`` wants ``1``), so a user's items are visible to a retriever or an
-    agent scoped to that user. The text embedded for an item is the value at ``fields`` (LangGraph path
-    syntax; ``"$"``, the default, is the whole value as JSON) or at a put's ``index``; an item put with
+    Namespaces map onto scope: every item is in ``agent_id``'s scope (default ``"langgraph"``), and the
+    namespace's label at index ``user_id_position`` (default ``1``: LangGraph's and langmem's
+    ``("memories", <user id>)``) is also the record's ``user_id``, so a user's items are found by a retriever, an
+    AutoGen memory or an AgentScope service scoped to that user (docs/adapters.md); ``0`` suits
+    ``(<user id>, "memories")``, ``None`` keeps items out of every user's scope. The text embedded for an item is
+    its strings, one per line (``fields=None``, the default), or the value at ``fields`` (LangGraph path syntax;
+    ``["$"]`` is the whole value as JSON, InMemoryStore's default) or at a put's ``index``; an item put with
     ``index=False`` is found by ``get`` and filter searches, not by query searches (as in PostgresStore). A query
     search is the engine's hybrid search with no relevance floor (``score`` = its fused score) over at most the
     engine's ``max_limit`` best hits. Filters behave as LangGraph's (``_store_filter`` says exactly how), evaluated
@@ -130,15 +132,16 @@ class MemadaptStore(BaseStore):
         memory: Memory | AsyncMemory,
         *,
         agent_id: str = DEFAULT_AGENT_ID,
-        user_id_position: int | None = None,
-        fields: Sequence[str] = ("$",),
+        user_id_position: int | None = 1,
+        fields: Sequence[str] | None = None,
     ) -> None:
         if user_id_position is not None and user_id_position < 0:
             field = "user_id_position"
             raise ValidationError(field, f"must be a label index from the start (>= 0), not {user_id_position}")
         self._sync, self._async = engine_views(memory)
+        Scope.of(agent_id=agent_id)  # a missing or malformed agent id fails here, not at the first put
         self._scope = NamespaceScope(agent_id, user_id_position)
-        self._fields = tuple(fields)
+        self._fields = None if fields is None else tuple(fields)
 
     # ---- shared, no I/O -----------------------------------------------------------------------------------
 
