@@ -6,19 +6,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-import pydantic
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, SearchHit, ValidationError, check_count
+from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, SearchHit, check_count
 
 from ._engine import engine_views
 from ._framework import (
     AsyncCallbackManagerForRetrieverRun,
-    BaseRetriever,
     CallbackManagerForRetrieverRun,
     Document,
 )
 from ._mmr import mmr_pick
+from ._validated import ValidatedRetriever
 
 __all__ = ["MemadaptRetriever", "hit_to_document"]
 
@@ -43,7 +42,7 @@ def hit_to_document(hit: SearchHit) -> Document:
     )
 
 
-class MemadaptRetriever(BaseRetriever):
+class MemadaptRetriever(ValidatedRetriever):
     """Memories relevant to a query, best first.
 
     Give it a ``Memory`` or an ``AsyncMemory``: ``invoke`` runs the sync engine and ``ainvoke`` the async one,
@@ -71,17 +70,6 @@ class MemadaptRetriever(BaseRetriever):
 
     _sync: Memory = PrivateAttr()
     _async: AsyncMemory = PrivateAttr()
-
-    def __init__(self, /, **data: Any) -> None:
-        """Bad arguments raise memadapt's ``ValidationError`` naming the field, as every adapter's do."""
-        engine_views(data.get("memory"))  # a missing or wrong engine: named as memory=, not a pydantic trace
-        try:
-            super().__init__(**data)
-        except pydantic.ValidationError as exc:
-            error = exc.errors()[0]
-            if isinstance(raised := error.get("ctx", {}).get("error"), ValidationError):
-                raise raised from exc  # one of ours, from model_post_init
-            raise ValidationError(".".join(map(str, error["loc"])) or "retriever", error["msg"]) from exc
 
     def model_post_init(self, context: Any, /) -> None:
         self._sync, self._async = engine_views(self.memory)

@@ -10,16 +10,19 @@ from typing import Any
 
 import pytest
 
-from memadapt_agentscope import MemadaptMemoryService, MemadaptMiddleware
-from memadapt_autogen import MemadaptMemory
+from memadapt_agentscope import MemadaptExperienceMiddleware, MemadaptMemoryService, MemadaptMiddleware
+from memadapt_autogen import MemadaptExperienceMemory, MemadaptMemory
 from memadapt_core import Memory, ValidationError
 from memadapt_langchain import (
     MemadaptChatMessageHistory,
+    MemadaptExperienceRetriever,
     MemadaptRetriever,
     MemadaptStore,
     MemadaptVectorStore,
+    create_experience_tool,
     create_save_memory_tool,
     create_search_memory_tool,
+    create_trajectory_tool,
 )
 
 Build = Callable[..., Any]
@@ -35,6 +38,12 @@ ADAPTERS: dict[str, tuple[Build, dict[str, Any], str | None]] = {
     "autogen memory": (MemadaptMemory, {"user_id": "alice"}, "limit"),
     "agentscope middleware": (MemadaptMiddleware, {"user_id": "alice"}, "top_k"),
     "agentscope runtime service": (MemadaptMemoryService, {"agent_id": "app"}, "top_k"),
+    # task memory: an agent's experience
+    "autogen experience memory": (MemadaptExperienceMemory, {"agent_id": "bot"}, "limit"),
+    "agentscope experience middleware": (MemadaptExperienceMiddleware, {"agent_id": "bot"}, "top_k"),
+    "langchain experience retriever": (MemadaptExperienceRetriever, {"agent_id": "bot"}, "k"),
+    "langchain experience tool": (create_experience_tool, {"agent_id": "bot"}, "limit"),
+    "langchain trajectory tool": (create_trajectory_tool, {"agent_id": "bot"}, None),
 }
 NAMES = sorted(ADAPTERS)
 
