@@ -195,6 +195,9 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     passage_chars: int = Field(
         2_000, ge=100, description="a text longer than this is embedded a passage at a time (vectors averaged)"
     )
+    embed_batch_chars: int = Field(
+        65_536, ge=1_000, description="characters handed to the embedder in one call (bounds its memory per call)"
+    )
     max_limit: int = Field(1_000, ge=1)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
@@ -217,6 +220,14 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     )  # ~1 KB each; a search's candidates found there skip decoding (~5 µs each at 100k records, see README)
     vacuum_after_deletes: int = Field(
         10_000, ge=0, description="embedded store: vacuum in the background after this many deletes (0: never)"
+    )
+    durability: Literal["fsync", "interval", "process"] = Field(
+        "fsync",
+        description="embedded store: when a write reaches the disk. fsync: before it returns (survives a power cut); "
+        "interval: within sync_interval seconds; process: survives a killed process, not a power cut",
+    )  # costs: docs/reliability-and-security.md
+    sync_interval: float = Field(
+        1.0, gt=0, le=3600, description="embedded store, durability='interval': seconds a write may wait for its sync"
     )
 
     @field_serializer("url", when_used="json")

@@ -11,6 +11,7 @@
     └── StoreError                                the vector store failed
         ├── StoreUnavailableError (also ConnectionError)   the store cannot be reached or opened
         ├── StoreLockedError                               another process holds the embedded folder
+        ├── StoreForkedError                               a forked child used its parent's open store
         └── StoreFullError                                 the embedded store's disk is (nearly) full
 
 Third-party exceptions are translated at one boundary (``raise ... from exc``); none escapes the public API.
@@ -25,6 +26,7 @@ __all__ = [
     "MemadaptError",
     "PluginError",
     "StoreError",
+    "StoreForkedError",
     "StoreFullError",
     "StoreLockedError",
     "StoreUnavailableError",
@@ -71,6 +73,11 @@ class StoreUnavailableError(StoreError, ConnectionError):
 
 class StoreLockedError(StoreUnavailableError):
     """Another process holds the embedded folder: one process per folder; use a Qdrant server to share."""
+
+
+class StoreForkedError(StoreUnavailableError):
+    """This process was forked from the one that opened the embedded store: it cannot use that store (both would
+    write through the same files). Open the store after forking, or share one through a Qdrant server."""
 
 
 class StoreFullError(StoreError):

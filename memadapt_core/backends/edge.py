@@ -15,6 +15,7 @@ payloads for search.
 
 from __future__ import annotations
 
+import os
 import threading
 from asyncio import CancelledError
 from collections.abc import Callable, Sequence
@@ -26,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import qdrant_edge as qe
 
+from memadapt_core.backends._durability import Durability, WalSync
 from memadapt_core.backends._payload_cache import PayloadCache
 from memadapt_core.backends._slots import RID, home_slots, place, slot_map, slots
 from memadapt_core.backends._upkeep import DiskGuard, Upkeep, upsert_bytes
@@ -34,7 +36,13 @@ from memadapt_core.backends.edge_filters import edge_filter
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
 from memadapt_core.backends.edge_shard import DENSE, SPARSE, open_shard, release, shard_config
 from memadapt_core.backends.schema import SCHEMA_VERSION, read_info, read_schema
-from memadapt_core.errors import ConfigurationError, MemadaptError, StoreError, StoreUnavailableError
+from memadapt_core.errors import (
+    ConfigurationError,
+    MemadaptError,
+    StoreError,
+    StoreForkedError,
+    StoreUnavailableError,
+)
 from memadapt_core.filters import FilterSpec
 from memadapt_core.record_codec import iso
 from memadapt_core.sparse import SparseVector
@@ -64,9 +72,18 @@ class EdgeBackend:
     blocking_io = False
 
     def __init__(
-        self, root: str | Path, *, min_free_disk_mb: int = 0, vacuum_after_deletes: int = 0, payload_cache: int = 0
+        self,
+        root: str | Path,
+        *,
+        min_free_disk_mb: int = 0,
+        vacuum_after_deletes: int = 0,
+        payload_cache: int = 0,
+        durability: Durability = "fsync",
+        sync_interval: float = 1.0,
     ) -> None:
         self.root = Path(root)
+        self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
+        self.wal = WalSync(durability, sync_interval)
         self._cache = PayloadCache(payload_cache)  # kept coherent by _write (see _payload_cache.py)
         self._shard: qe.EdgeShard | None = None
         self._write_lock = threading.Lock()
@@ -92,6 +109,8 @@ class EdgeBackend:
             raise StoreUnavailableError(msg) from exc
         self._guard.check_open()
         self._folder = folder
+        self._pid = os.getpid()
+        self.wal.attach(folder)
         existing = folder.exists() and any(folder.iterdir())
         self._shard = shard = open_shard(folder, cfg, existing=existing)
         if existing:
@@ -150,7 +169,11 @@ class EdgeBackend:
         self._call(lambda s: s.query(qe.QueryRequest(limit=1, query=qe.Query.Nearest(vec, using=DENSE))))
 
     def close(self) -> None:
+        if self._forked():  # the parent's shard: left alone (see edge_shard.py); this process lets go of it
+            self._shard = None
+            return
         self.upkeep.wait()
+        self.wal.close()
         shard, self._shard = self._shard, None
         self._cache.clear()
         if shard is not None:
@@ -162,11 +185,28 @@ class EdgeBackend:
                     shard.close()
 
     # -- helpers -------------------------------------------------------------------------------------------------
-    def _call(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+    def _forked(self) -> bool:
+        return self._shard is not None and os.getpid() != self._pid
+
+    def _live(self) -> qe.EdgeShard:
+        """The open shard, in the process that opened it."""
         shard = self._shard
         if shard is None:
             msg = "the store is closed"
             raise StoreUnavailableError(msg)
+        if os.getpid() != self._pid:
+            msg = (
+                f"the embedded store {self._folder} was opened by process {self._pid}, before this process "
+                f"({os.getpid()}) was forked from it: a child cannot use the parent's open store (both would write "
+                "through the same files). Open the Memory after forking (in each worker, e.g. a post-fork hook or a "
+                "pool initializer) and close it in the parent first, or share one store through a Qdrant server "
+                "(url=...)."
+            )
+            raise StoreForkedError(msg)
+        return shard
+
+    def _call(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        shard = self._live()
         try:
             return fn(shard)
         except (MemadaptError, KeyboardInterrupt, SystemExit, GeneratorExit, CancelledError):
@@ -181,6 +221,7 @@ class EdgeBackend:
         points (None: count them) are noted for the background vacuum and flush. ``op`` may be a function building
         the update under the write lock (from the slots records hold now); building None writes nothing. ``then``
         runs under the lock once the update is applied: it tells the payload cache what changed."""
+        self._live()  # before the lock: a forked child may have inherited it held
         with self._write_lock:
             self._guard.check_write(nbytes)
             update = self._call(op) if callable(op) else op
@@ -197,6 +238,7 @@ class EdgeBackend:
             if deleted is None:
                 deleted = max(0, before - self._call(lambda s: s.info().points_count))
             self.upkeep.note(written=written, deleted=deleted)
+            self.wal.after_write()  # "fsync": durable before the write returns
 
     def _taken(self, shard: qe.EdgeShard, candidates: dict[str, tuple[int, ...]]) -> dict[Any, object]:
         """Slot -> the record id stored there, over the slots of ``candidates`` (from ``slot_map``)."""
@@ -275,6 +317,7 @@ class EdgeBackend:
             self._write(build)
 
     def flush(self) -> None:
+        self._live()
         self.upkeep.wait()  # a background vacuum or flush ends first
         with self._write_lock:
             self._call(lambda s: s.flush())
@@ -282,6 +325,7 @@ class EdgeBackend:
     def optimize(self) -> None:
         """Rewrite the live points into one tenant-ordered segment (dropping tombstones; no HNSW graph) and flush,
         now."""
+        self._live()
         self._call(lambda _: self.upkeep.run_now())
 
     # -- reads ---------------------------------------------------------------------------------------------------

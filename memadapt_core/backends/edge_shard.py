@@ -3,10 +3,18 @@
 ``<path>/<collection>/`` is an edge shard, loaded if the folder holds one and created otherwise. qdrant-edge takes
 an OS lock on it: a second opener gets ``StoreLockedError``, whose message says whether this process holds the
 folder already (``release`` forgets a folder once its shard is closed).
+
+A forked child (``multiprocessing``'s fork start method, ``gunicorn --preload``) inherits the open shards: their
+memory maps, file handles and the OS lock, shared with the parent. Writing through them from both processes
+corrupted the store, and even dropping one in the child runs qdrant-edge's own flush on close. So after a fork the
+child keeps every inherited shard alive for good, untouched (``_adopt_in_child``); the backend refuses to use one
+from another process (``StoreForkedError``), and the child opens a store of its own once the parent has let go.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 from pathlib import Path
 
 import qdrant_edge as qe
@@ -17,7 +25,18 @@ from memadapt_core.errors import StoreLockedError, StoreUnavailableError
 __all__ = ["DENSE", "SPARSE", "open_shard", "release", "shard_config"]
 
 DENSE, SPARSE = "dense", "bm25"
-_OPEN_HERE: set[str] = set()  # folders this process holds open: names the holder in the lock error
+_OPEN_HERE: dict[str, qe.EdgeShard] = {}  # folders this process holds open: names the holder in the lock error
+
+
+def _adopt_in_child() -> None:
+    """In a forked child: the parent's shards are never used nor dropped here (dropping one flushes it)."""
+    for shard in _OPEN_HERE.values():
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(shard))  # never freed, not even at the child's exit
+    _OPEN_HERE.clear()  # the parent holds them: "another process" in a lock error
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_adopt_in_child)
 
 
 def shard_config(dim: int) -> qe.EdgeConfig:
@@ -48,10 +67,10 @@ def open_shard(folder: Path, cfg: qe.EdgeConfig, *, existing: bool) -> qe.EdgeSh
             raise StoreLockedError(msg) from exc
         msg_0 = f"cannot open the embedded store {folder}: {text}"
         raise StoreUnavailableError(msg_0) from exc
-    _OPEN_HERE.add(str(folder.resolve()))
+    _OPEN_HERE[str(folder.resolve())] = shard
     return shard
 
 
 def release(folder: Path) -> None:
     """``folder``'s shard is closed (or about to be): this process no longer holds it."""
-    _OPEN_HERE.discard(str(folder.resolve()))
+    _OPEN_HERE.pop(str(folder.resolve()), None)
