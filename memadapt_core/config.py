@@ -218,6 +218,9 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     payload_cache: int = Field(
         100_000, ge=0, description="embedded store: records whose decoded payloads stay in memory (0: none)"
     )  # ~1 KB each; a search's candidates found there skip decoding (~5 µs each at 100k records, see README)
+    payload_cache_mb: int = Field(
+        256, ge=0, description="embedded store: ... and at most this many MiB of them (large metadata weighs more)"
+    )
     vacuum_after_deletes: int = Field(
         10_000, ge=0, description="embedded store: vacuum in the background after this many deletes (0: never)"
     )

@@ -78,13 +78,14 @@ class EdgeBackend:
         min_free_disk_mb: int = 0,
         vacuum_after_deletes: int = 0,
         payload_cache: int = 0,
+        payload_cache_bytes: int = 2**62,
         durability: Durability = "fsync",
         sync_interval: float = 1.0,
     ) -> None:
         self.root = Path(root)
         self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
         self.wal = WalSync(durability, sync_interval)
-        self._cache = PayloadCache(payload_cache)  # kept coherent by _write (see _payload_cache.py)
+        self._cache = PayloadCache(payload_cache, payload_cache_bytes)  # kept coherent by _write (_payload_cache.py)
         self._shard: qe.EdgeShard | None = None
         self._write_lock = threading.Lock()
         self.info: CollectionInfo | None = None

@@ -109,7 +109,8 @@ class Resources:
             folder, durability = Path(self._tempdir), "process"  # removed on close: a power cut loses it anyway
         return EdgeBackend(
             folder, min_free_disk_mb=s.min_free_disk_mb, vacuum_after_deletes=s.vacuum_after_deletes,
-            payload_cache=s.payload_cache, durability=durability, sync_interval=s.sync_interval,
+            payload_cache=s.payload_cache, payload_cache_bytes=s.payload_cache_mb * 2**20, durability=durability,
+            sync_interval=s.sync_interval,
         )  # fmt: skip
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:

@@ -1,5 +1,6 @@
 """Memory per call follows characters, not counts: the embedder is handed at most ``embed_batch_chars``
-characters at a time, and WordLlama sums at most a bounded slice of token vectors at once."""
+characters at a time, WordLlama sums at most a bounded slice of token vectors at once, and the payload cache is
+bounded in bytes (``payload_cache_mb``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from memadapt_core import Memory
+from memadapt_core.backends._payload_cache import PayloadCache
 from memadapt_core.embedders.base import Vectors
 from memadapt_core.passages import char_batches
 from memadapt_core.testing import HashEmbedder
@@ -81,3 +83,42 @@ def test_one_add_of_long_emoji_texts_stays_within_a_bounded_memory() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
 
     assert int(done.stdout.strip()) < 300  # MiB above the opened store's peak
+
+
+def test_the_payload_cache_is_bounded_in_bytes() -> None:
+    cache = PayloadCache(size=1_000_000, max_bytes=200_000)
+    big = {f"key{i}": "v" * 200 for i in range(50)}  # ~15 KB of metadata an entry
+
+    cache.put((n, f"r{n}", {"text": "t", "metadata": big}) for n in range(100))
+
+    assert cache.bytes <= 200_000
+    assert 0 < len(cache) < 20
+    assert sorted(cache.get(range(100))[0])[-1] == 99  # the newest are kept
+
+
+def test_an_entry_heavier_than_an_eighth_of_the_cache_is_not_kept() -> None:
+    cache = PayloadCache(size=10, max_bytes=80_000)
+
+    cache.put([(1, "r1", {"text": "x" * 20_000}), (2, "r2", {"text": "short"})])
+
+    assert list(cache.get([1, 2])[0]) == [2]
+
+
+def test_forgetting_entries_gives_their_bytes_back() -> None:
+    cache = PayloadCache(size=10)
+    cache.put([(1, "r1", {"text": "x" * 1000}), (2, "r2", {"text": "y"})])
+
+    cache.forget([1, 2])
+
+    assert cache.bytes == 0
+    assert len(cache) == 0
+
+
+def test_a_store_honours_payload_cache_mb(tmp_path: Path) -> None:
+    meta = {f"key{i}": "v" * 200 for i in range(50)}
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8), payload_cache_mb=1) as mem:
+        mem.add([f"note {i}" for i in range(200)], user_id="alice", metadata=meta)
+        cache = mem._resources.backend._cache  # type: ignore[attr-defined]
+
+        assert cache.bytes <= 2**20
+        assert mem.count(user_id="alice") == 200

@@ -41,12 +41,14 @@ def syncs(monkeypatch: pytest.MonkeyPatch) -> SyncLog:
     return log
 
 
-def test_fsync_is_the_default_durability() -> None:
+def test_fsync_is_the_default_durability(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMADAPT_DURABILITY", raising=False)  # the suite runs with "process" (conftest.py)
+
     assert MemorySettings().durability == "fsync"
 
 
 def test_an_add_syncs_the_write_ahead_log_before_it_returns(tmp_path: Path, syncs: SyncLog) -> None:
-    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8), durability="fsync") as mem:
         syncs.paths.clear()
         mem.add("acknowledged means on disk", user_id="alice")
         synced_during_add = syncs.of_the_log()
@@ -55,7 +57,7 @@ def test_an_add_syncs_the_write_ahead_log_before_it_returns(tmp_path: Path, sync
 
 
 def test_every_acknowledged_write_is_synced(tmp_path: Path, syncs: SyncLog) -> None:
-    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8), durability="fsync") as mem:
         backend = mem._resources.backend
         before = backend.wal.syncs  # type: ignore[attr-defined]
         (rec,) = mem.add("one", user_id="alice")
