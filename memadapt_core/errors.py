@@ -12,7 +12,8 @@
         ├── StoreUnavailableError (also ConnectionError)   the store cannot be reached or opened
         ├── StoreLockedError                               another process holds the embedded folder
         ├── StoreForkedError                               a forked child used its parent's open store
-        └── StoreFullError                                 the embedded store's disk is (nearly) full
+        ├── StoreFullError                                 the embedded store's disk is (nearly) full
+        └── StoreCorruptedError                            the store's files are damaged: memadapt doctor
 
 Third-party exceptions are translated at one boundary (``raise ... from exc``); none escapes the public API.
 """
@@ -25,6 +26,7 @@ __all__ = [
     "LLMError",
     "MemadaptError",
     "PluginError",
+    "StoreCorruptedError",
     "StoreError",
     "StoreForkedError",
     "StoreFullError",
@@ -83,3 +85,8 @@ class StoreForkedError(StoreUnavailableError):
 class StoreFullError(StoreError):
     """The embedded store's filesystem has less free space than ``min_free_disk_mb``: the write was refused before
     it started (qdrant-edge writes through memory maps, which a full disk would crash with SIGBUS). Reads go on."""
+
+
+class StoreCorruptedError(StoreError):
+    """The store's files are damaged: opening or reading them failed, or a read of one scope returned another's
+    record. The message names the recovery step (``memadapt doctor``: verify, salvage what is readable)."""

@@ -15,6 +15,7 @@ payloads for search.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from asyncio import CancelledError
@@ -34,11 +35,20 @@ from memadapt_core.backends._upkeep import DiskGuard, Upkeep, upsert_bytes
 from memadapt_core.backends.base import Candidate, CollectionInfo, PointKey, StoredPoint, named_vectors, stored_point
 from memadapt_core.backends.edge_filters import edge_filter
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
-from memadapt_core.backends.edge_shard import DENSE, SPARSE, open_shard, release, shard_config
-from memadapt_core.backends.schema import SCHEMA_VERSION, read_info, read_schema
+from memadapt_core.backends.edge_shard import (
+    DENSE,
+    SPARSE,
+    build_fresh,
+    lock_folder,
+    open_shard,
+    release,
+    shard_config,
+    unlock_folder,
+)
+from memadapt_core.backends.schema import SCHEMA_VERSION, check_embedder, read_info, read_schema
 from memadapt_core.errors import (
-    ConfigurationError,
     MemadaptError,
+    StoreCorruptedError,
     StoreError,
     StoreForkedError,
     StoreUnavailableError,
@@ -95,12 +105,17 @@ class EdgeBackend:
         self._ended = True
         self._guard = DiskGuard(self.root, min_free_disk_mb * 2**20)
         self._folder = self.root
+        self._lock_fd: int | None = None  # the folder's lock file, held while the shard is open
         self.upkeep = Upkeep(
             self._write_lock, lambda: self._shard, self._guard, lambda: self._folder / "segments", vacuum_after_deletes
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
     def open_collection(self, info: CollectionInfo) -> None:
+        """Open ``info``'s shard, creating it first if the folder holds none. The folder's lock file is taken before
+        anything is looked at, so of several processes opening one folder at once exactly one goes on (the others
+        get ``StoreLockedError``); a new shard is built in a temporary folder and renamed into place complete, so a
+        crash or a racing opener never sees half a store (edge_shard.py)."""
         folder = self.root / info.name
         cfg = shard_config(info.dim)
         try:
@@ -111,29 +126,51 @@ class EdgeBackend:
         self._guard.check_open()
         self._folder = folder
         self._pid = os.getpid()
-        self.wal.attach(folder)
-        existing = folder.exists() and any(folder.iterdir())
-        self._shard = shard = open_shard(folder, cfg, existing=existing)
-        if existing:
-            found = self._read_info()
-            if found is not None and (found.embedder != info.embedder or found.dim != info.dim):
-                shard.close()
-                self._shard = None
-                release(folder)
-                msg = (
-                    f"collection {info.name!r} in {self.root} was made by embedder {found.embedder!r} "
-                    f"(dim {found.dim}), not {info.embedder!r} (dim {info.dim}): its vectors would be garbage. "
-                    "Use the same embedder, another collection name, or export/import to re-embed."
-                )
-                raise ConfigurationError(msg)
-            if found is not None:
-                if self._schema() < SCHEMA_VERSION:
-                    move_to_slots(self, info)
-                self._ready(info)
-                return
-        self._create_indexes()
-        self._write_info(info)
+        self._lock_fd = lock_folder(folder)
+        try:
+            if not (folder.exists() and any(folder.iterdir())):
+                build_fresh(folder, lambda tmp: self._create(tmp, cfg, info))
+            self.wal.attach(folder)
+            self._shard = open_shard(folder, cfg, existing=True)
+            self._opened(info)
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _create(self, tmp: Path, cfg: qe.EdgeConfig, info: CollectionInfo) -> None:
+        """A new shard in ``tmp``: its indexes and info point, flushed and closed."""
+        self._folder = tmp
+        self.wal.attach(tmp)
+        self._shard = shard = open_shard(tmp, cfg, existing=False)
+        try:
+            self._create_indexes()
+            self._write_info(info)
+            shard.flush()
+        finally:
+            self._shard = None
+            release(tmp)
+            shard.close()
+            self._folder = self.root / info.name
+
+    def _opened(self, info: CollectionInfo) -> None:
+        found = self._read_info()
+        check_embedder(found, info, f" in {self.root}")
+        if found is None:  # a store made before the info point was written at creation
+            self._create_indexes()
+            self._write_info(info)
+        elif self._schema() < SCHEMA_VERSION:
+            move_to_slots(self, info)
         self._ready(info)
+
+    def _abandon(self) -> None:
+        """After a failed open: let go of the shard (unflushed: nothing was acknowledged) and of the lock."""
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            release(self._folder)
+            with contextlib.suppress(BaseException):  # a damaged shard may fail closing too: the open's error wins
+                shard.close()
+        unlock_folder(self._lock_fd)
+        self._lock_fd = None
 
     def _ready(self, info: CollectionInfo) -> None:
         self.info = info
@@ -172,6 +209,8 @@ class EdgeBackend:
     def close(self) -> None:
         if self._forked():  # the parent's shard: left alone (see edge_shard.py); this process lets go of it
             self._shard = None
+            unlock_folder(self._lock_fd)  # this process's copy only: the parent keeps its lock
+            self._lock_fd = None
             return
         self.upkeep.wait()
         self.wal.close()
@@ -183,7 +222,11 @@ class EdgeBackend:
                 try:
                     shard.flush()
                 finally:
-                    shard.close()
+                    try:
+                        shard.close()
+                    finally:
+                        unlock_folder(self._lock_fd)
+                        self._lock_fd = None
 
     # -- helpers -------------------------------------------------------------------------------------------------
     def _forked(self) -> bool:
@@ -213,6 +256,12 @@ class EdgeBackend:
         except (MemadaptError, KeyboardInterrupt, SystemExit, GeneratorExit, CancelledError):
             raise
         except BaseException as exc:  # a Rust panic is pyo3_runtime.PanicException, a BaseException
+            if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
+                msg = (
+                    f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. Run "
+                    f"`memadapt doctor {self.root}` to see what is readable and salvage it into a new store."
+                )
+                raise StoreCorruptedError(msg) from exc
             msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
             raise StoreError(msg) from exc
 
