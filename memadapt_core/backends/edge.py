@@ -51,6 +51,7 @@ from memadapt_core.errors import (
     StoreCorruptedError,
     StoreError,
     StoreForkedError,
+    StoreFullError,
     StoreUnavailableError,
 )
 from memadapt_core.filters import FilterSpec
@@ -221,6 +222,10 @@ class EdgeBackend:
             with self._write_lock:
                 try:
                     shard.flush()
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException as exc:  # the log keeps what was acknowledged: reopening replays it
+                    raise self._translated(exc) from exc
                 finally:
                     try:
                         shard.close()
@@ -256,14 +261,25 @@ class EdgeBackend:
         except (MemadaptError, KeyboardInterrupt, SystemExit, GeneratorExit, CancelledError):
             raise
         except BaseException as exc:  # a Rust panic is pyo3_runtime.PanicException, a BaseException
-            if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
-                msg = (
-                    f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. Run "
-                    f"`memadapt doctor {self.root}` to see what is readable and salvage it into a new store."
-                )
-                raise StoreCorruptedError(msg) from exc
-            msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
-            raise StoreError(msg) from exc
+            raise self._translated(exc) from exc
+
+    def _translated(self, exc: BaseException) -> StoreError:
+        """The ``StoreError`` for what qdrant-edge raised: a full disk, damaged files, or anything else."""
+        text = str(exc)
+        if any(marker in text for marker in ("No space left", "os error 28", "Disk quota")):
+            msg = (
+                f"the embedded store's disk is full ({self.root}): {text[:200]}. What was acknowledged is in the "
+                "write-ahead log; free some space, then flush() or close() again."
+            )
+            return StoreFullError(msg)
+        if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
+            msg = (
+                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. Run "
+                f"`memadapt doctor {self.root}` to see what is readable and salvage it into a new store."
+            )
+            return StoreCorruptedError(msg)
+        msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
+        return StoreError(msg)
 
     def _write(self, op: qe.UpdateOperation | _BuildOp, *, nbytes: int = 4096, written: int = 0,
                deleted: int | None = 0, then: Callable[[], None] | None = None) -> None:  # fmt: skip
