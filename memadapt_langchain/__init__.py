@@ -1,7 +1,8 @@
 """memadapt for LangChain and LangGraph: a retriever, a vector store, a chat history, a LangGraph store and
-memory tools, all over one memadapt engine."""
+memory tools, and task memory (an experience retriever and tools), all over one memadapt engine."""
 
 from .chat_history import MemadaptChatMessageHistory
+from .experience import MemadaptExperienceRetriever, create_experience_tool, create_trajectory_tool
 from .retriever import MemadaptRetriever
 from .store import MemadaptStore
 from .tools import create_save_memory_tool, create_search_memory_tool
@@ -9,9 +10,12 @@ from .vectorstore import MemadaptVectorStore
 
 __all__ = [
     "MemadaptChatMessageHistory",
+    "MemadaptExperienceRetriever",
     "MemadaptRetriever",
     "MemadaptStore",
     "MemadaptVectorStore",
+    "create_experience_tool",
     "create_save_memory_tool",
     "create_search_memory_tool",
+    "create_trajectory_tool",
 ]

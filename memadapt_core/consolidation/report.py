@@ -19,6 +19,10 @@ class ConsolidationReport:
     dropped: int = 0  # hypothetical, fictional or role-play statements not stored
     skipped_batches: int = 0  # batches whose answers never fit: messages marked, nothing else applied
     skipped_reflections: int = 0
+    trajectories: int = 0  # trajectories marked consolidated
+    experiences: int = 0  # experiences stored (merged ones included)
+    rejected_experiences: int = 0  # experiences validation refused (noted in their trajectories' history)
+    tool_guides: int = 0  # tool usage guides (re)written
 
     @classmethod
     def of(
@@ -33,6 +37,21 @@ class ConsolidationReport:
             dropped=dropped,
             skipped_batches=int(skipped),
         )
+
+    @classmethod
+    def of_experiences(cls, plan: ConsolidationPlan, *, skipped: bool = False) -> ConsolidationReport:
+        return cls(
+            trajectories=len(plan.consolidated_ids),
+            experiences=len(plan.records),
+            superseded=len(plan.supersessions),
+            rejected_experiences=len({r.text for r in plan.rejections}),
+            skipped_batches=int(skipped),
+        )
+
+    @property
+    def inputs(self) -> int:
+        """Messages and trajectories consolidated."""
+        return self.messages + self.trajectories
 
     def __add__(self, other: ConsolidationReport) -> ConsolidationReport:
         return ConsolidationReport(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})

@@ -15,6 +15,7 @@ from memadapt_core.consolidation.llm_base import LLMClientBase
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.consolidation.reflection import ReflectionTracker
 from memadapt_core.consolidation.report import ConsolidationReport
+from memadapt_core.errors import StoreError
 from memadapt_core.models import MemoryRecord, Scope
 
 __all__ = ["InstructionsHook", "WorkerBase", "WorkerOptions"]
@@ -38,6 +39,9 @@ class WorkerOptions(BaseModel):
     resume_limit: int = Field(default=10_000, ge=1, description="scopes with pending messages picked up at start")
     reflect_probes: int = Field(default=10, ge=0, description="new facts whose neighbours join a reflection")
     reflect_max_facts: int = Field(default=60, ge=1, description="facts shown in one reflection call")
+    trajectory_batch: int = Field(default=5, ge=1, description="trajectories per experience extraction call")
+    tool_guide_every: int = Field(default=10, ge=0, description="new calls of a tool before its guide is rewritten")
+    tool_guide_calls: int = Field(default=200, ge=1, description="pending tool calls read per agent and drain")
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
@@ -45,6 +49,8 @@ class WorkerOptions(BaseModel):
             "batch_size": settings.consolidation_batch,
             "reflect_every": settings.reflect_every,
             "queue_size": settings.queue_size,
+            "trajectory_batch": settings.task_memory.trajectory_batch,
+            "tool_guide_every": settings.task_memory.tool_guide_every,
         }
         return cls.model_validate(values | overrides)
 
@@ -112,6 +118,15 @@ class WorkerBase:
     def _succeeded(self, scope: Scope) -> None:
         with self._state:
             self._failures.pop(scope, None)
+
+    @staticmethod
+    def _first_time(done: set[str], records: list[MemoryRecord], what: str) -> None:
+        """Note ``records`` as taken; a store that lists them as pending again (after apply() marked them) would
+        loop forever: ``StoreError``."""
+        if done.intersection(r.id for r in records):
+            msg = f"consolidation: the store lists {what} as pending after apply() marked them"
+            raise StoreError(msg)
+        done.update(r.id for r in records)
 
     def _check_open(self) -> None:
         if self._closed:

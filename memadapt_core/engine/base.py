@@ -19,6 +19,7 @@ from memadapt_core.models import Scope, SearchHit
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
+from .experience_recall import render_guidance
 from .resources import Resources, build_settings
 from .updates import parse_id
 
@@ -100,6 +101,10 @@ class MemoryBase:
     def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
         """The delimited text block adapters inject into an agent's context (``memadapt_format_context``)."""
         return self._resources.hooks.format_context(query, hits)
+
+    def format_experience(self, hits: Sequence[SearchHit]) -> str:
+        """Experiences (from ``experiences()``) as the delimited guidance block for a system prompt."""
+        return render_guidance(hits)
 
     # -- consolidation wiring ------------------------------------------------------------------------------------------
     def _consolidates(self) -> bool:

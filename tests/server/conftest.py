@@ -19,7 +19,17 @@ from mcp import ClientSession
 
 TOKENS = {"token-ann": "ann", "token-bob": "bob"}
 START_DEADLINE_S = 30.0
-TOOLS = {"add_memory", "search_memory", "list_memories", "delete_memory", "get_memory_history"}
+TOOLS = {
+    "add_memory",
+    "search_memory",
+    "list_memories",
+    "delete_memory",
+    "get_memory_history",
+    "add_trajectory",
+    "retrieve_experience",
+    "record_tool_call",
+    "get_tool_guide",
+}
 
 
 @dataclass
