@@ -1,4 +1,4 @@
-"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize; mcp and serve.
+"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize, doctor; mcp and serve.
 
 Human output by default, ``--json`` for scripts; global options go before or after the command. Exit codes
 (``EXIT_CODES``, shown by ``--help``): 0 done; 1 nothing found (search, delete); 2 bad input or usage; 3 store
@@ -115,8 +115,27 @@ def _parser() -> argparse.ArgumentParser:
         parents=after,
         help="compact the embedded store (faster search), vacuum deleted records, flush the log",
     )
+    doctor = sub.add_parser(
+        "doctor", parents=after, help="check the embedded store (in a child process); --salvage copies what reads"
+    )
+    doctor.add_argument("--salvage", metavar="NEW_PATH", help="import every readable record into a new store there")
     _server_commands(sub, after)
     return parser
+
+
+def _doctor(ns: argparse.Namespace, options: dict[str, Any]) -> int:
+    """``memadapt doctor``: exit 0 when every record reads back, 3 when the store is damaged (memadapt_core.doctor)."""
+    import tempfile
+
+    from . import doctor
+
+    if ns.salvage:
+        report = doctor.salvage(options, ns.salvage)
+    else:
+        with tempfile.TemporaryDirectory(prefix="memadapt-doctor-") as tmp:
+            report = doctor.check(options, f"{tmp}/readable.jsonl")
+    _emit(ns, report, [f"{k}: {v}" for k, v in report.items()])
+    return EXIT_OK if report["verdict"].startswith("ok") else EXIT_STORE
 
 
 def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
@@ -249,6 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             options["embedder"] = {"provider": ns.embedder}  # a dict: MEMADAPT_EMBEDDER__MODEL etc. still apply
         if ns.command in ("mcp", "serve"):
             return _serve(ns, options)
+        if ns.command == "doctor":
+            return _doctor(ns, options)
         with Memory(**options) as mem:
             return _run(ns, mem)
     except ValidationError as exc:

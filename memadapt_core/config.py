@@ -219,6 +219,9 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     passage_chars: int = Field(
         2_000, ge=100, description="a text longer than this is embedded a passage at a time (vectors averaged)"
     )
+    embed_batch_chars: int = Field(
+        65_536, ge=1_000, description="characters handed to the embedder in one call (bounds its memory per call)"
+    )
     max_limit: int = Field(1_000, ge=1)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
@@ -240,8 +243,19 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     payload_cache: int = Field(
         100_000, ge=0, description="embedded store: records whose decoded payloads stay in memory (0: none)"
     )  # ~1 KB each; a search's candidates found there skip decoding (~5 µs each at 100k records, see README)
+    payload_cache_mb: int = Field(
+        256, ge=0, description="embedded store: ... and at most this many MiB of them (large metadata weighs more)"
+    )
     vacuum_after_deletes: int = Field(
         10_000, ge=0, description="embedded store: vacuum in the background after this many deletes (0: never)"
+    )
+    durability: Literal["fsync", "interval", "process"] = Field(
+        "fsync",
+        description="embedded store: when a write reaches the disk. fsync: before it returns (survives a power cut); "
+        "interval: within sync_interval seconds; process: survives a killed process, not a power cut",
+    )  # costs: docs/reliability-and-security.md
+    sync_interval: float = Field(
+        1.0, gt=0, le=3600, description="embedded store, durability='interval': seconds a write may wait for its sync"
     )
 
     @field_serializer("url", when_used="json")

@@ -11,7 +11,9 @@
     └── StoreError                                the vector store failed
         ├── StoreUnavailableError (also ConnectionError)   the store cannot be reached or opened
         ├── StoreLockedError                               another process holds the embedded folder
-        └── StoreFullError                                 the embedded store's disk is (nearly) full
+        ├── StoreForkedError                               a forked child used its parent's open store
+        ├── StoreFullError                                 the embedded store's disk is (nearly) full
+        └── StoreCorruptedError                            the store's files are damaged: memadapt doctor
 
 Third-party exceptions are translated at one boundary (``raise ... from exc``); none escapes the public API.
 """
@@ -24,7 +26,9 @@ __all__ = [
     "LLMError",
     "MemadaptError",
     "PluginError",
+    "StoreCorruptedError",
     "StoreError",
+    "StoreForkedError",
     "StoreFullError",
     "StoreLockedError",
     "StoreUnavailableError",
@@ -73,6 +77,16 @@ class StoreLockedError(StoreUnavailableError):
     """Another process holds the embedded folder: one process per folder; use a Qdrant server to share."""
 
 
+class StoreForkedError(StoreUnavailableError):
+    """This process was forked from the one that opened the embedded store: it cannot use that store (both would
+    write through the same files). Open the store after forking, or share one through a Qdrant server."""
+
+
 class StoreFullError(StoreError):
     """The embedded store's filesystem has less free space than ``min_free_disk_mb``: the write was refused before
     it started (qdrant-edge writes through memory maps, which a full disk would crash with SIGBUS). Reads go on."""
+
+
+class StoreCorruptedError(StoreError):
+    """The store's files are damaged: opening or reading them failed, or a read of one scope returned another's
+    record. The message names the recovery step (``memadapt doctor``: verify, salvage what is readable)."""

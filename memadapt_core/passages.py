@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["PassagePlan", "plan_passages", "split_passages"]
+__all__ = ["PassagePlan", "char_batches", "plan_passages", "split_passages"]
 
 _BREAKS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
 
@@ -62,3 +62,21 @@ def plan_passages(texts: Sequence[str], size: int) -> PassagePlan:
         inputs += parts
         owners += [n] * len(parts)
     return PassagePlan(inputs, owners, len(texts))
+
+
+def char_batches(texts: Sequence[str], max_chars: int, max_count: int | None = None) -> list[slice]:
+    """``texts`` cut into consecutive batches of at most ``max_chars`` characters (a longer text is a batch of its
+    own) and ``max_count`` texts: what one embedder call is handed, so its memory follows the characters, not the
+    count (64 texts of 32k emoji once peaked near 8 GB)."""
+    count = max_count or len(texts)
+    if len(texts) <= count and sum(map(len, texts)) <= max_chars:
+        return [slice(0, len(texts))]
+    out: list[slice] = []
+    start, size = 0, 0
+    for n, text in enumerate(texts):
+        if n > start and (n - start >= count or size + len(text) > max_chars):
+            out.append(slice(start, n))
+            start, size = n, 0
+        size += len(text)
+    out.append(slice(start, len(texts)))
+    return out

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -15,6 +16,11 @@ import pytest
 
 from memadapt_core import AsyncMemory, Memory
 from memadapt_core.testing import ScriptedLLMServer
+
+# An fsync per write (the default durability) costs ~8 ms on the CI's disk and survives nothing more than a killed
+# process here: the suite (and the writers it starts) runs with "process"; tests/core/test_durability.py checks the
+# default and the sync itself.
+os.environ.setdefault("MEMADAPT_DURABILITY", "process")
 
 RUNTIME_AVAILABLE = importlib.util.find_spec("agentscope_runtime") is not None
 collect_ignore = [] if RUNTIME_AVAILABLE else ["agentscope_runtime"]

@@ -12,7 +12,10 @@ backend, which keeps this cache coherent:
 ``put`` copies what a writer hands it, so the writer's records share no dict or list with the cache. What a read
 fetched is kept as it was handed out: like every payload ``points()`` returns, it is read-only
 (``records.record_from_payload`` copies what it hands on). No entry keeps a record's ``history``, which searches do
-not read. Beyond ``size`` entries the oldest insertion goes first; ``size=0`` keeps nothing.
+not read. Beyond ``size`` entries or ``max_bytes`` (an estimate of the memory each entry holds: see ``weight``)
+the oldest insertion goes first; ``size=0`` keeps
+nothing. An entry with large metadata weighed ~26 KB where a short fact weighs ~1 KB: the count alone did not bound
+the memory. An entry heavier than an eighth of ``max_bytes`` is not kept.
 
 An entry is the payload alone, holding its record id (``base.RECORD_ID``), as ``points()`` hands it out: the
 garbage collector never tracks a dict of strings and numbers, but tracks every object or tuple holding one. 100k
@@ -22,6 +25,7 @@ load 0.73 s in all instead of 0.51.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
@@ -29,7 +33,7 @@ from typing import Any
 from memadapt_core.backends.base import RECORD_ID
 from memadapt_core.record_codec import copy_json
 
-__all__ = ["PayloadCache", "owned"]
+__all__ = ["PayloadCache", "owned", "weight"]
 
 _CONTAINERS = ("metadata", "source_ids")  # the only payload fields besides ``history`` that hold dicts or lists
 
@@ -45,6 +49,32 @@ def owned(payload: Mapping[str, Any]) -> dict[str, Any]:
     return entry
 
 
+_BASE = 1280  # an entry's dict, its keys and short fields (ids, names, role, moments), measured ~1.3 KB
+
+
+def weight(entry: Mapping[str, Any]) -> int:
+    """Bytes a cached payload holds, estimated (~0.3 µs without metadata): ``_BASE``, its text, and everything in
+    its metadata and source ids (the only fields whose size is not bounded by validation)."""
+    text = entry.get("text")
+    size = _BASE + (sys.getsizeof(text) if isinstance(text, str) else 0)
+    for key in _CONTAINERS:
+        value = entry.get(key)
+        if value:
+            size += _deep(value)
+    return size
+
+
+def _deep(value: Any) -> int:
+    size = sys.getsizeof(value)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            size += sys.getsizeof(k) + (_deep(v) if isinstance(v, dict | list) else sys.getsizeof(v))
+    elif isinstance(value, list):
+        for v in value:
+            size += _deep(v) if isinstance(v, dict | list) else sys.getsizeof(v)
+    return size
+
+
 def _entry(rid: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     entry = owned(payload)  # a copy already: the id goes in without another
     entry[RECORD_ID] = rid
@@ -52,9 +82,12 @@ def _entry(rid: str, payload: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class PayloadCache:
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int = 2**62) -> None:
         self.size = size
+        self.max_bytes = max_bytes
+        self.bytes = 0  # the weights of the entries kept
         self._entries: dict[Hashable, dict[str, Any]] = {}
+        self._weights: dict[Hashable, int] = {}
         self._lock = threading.Lock()  # fill's check-then-insert against a writer's bump
         self._version = 0
 
@@ -99,19 +132,36 @@ class PayloadCache:
         with self._lock:
             self._version += 1
             for key in keys:
-                self._entries.pop(key, None)
+                self._drop(key)
 
     def clear(self) -> None:
         with self._lock:
             self._version += 1
             self._entries.clear()
+            self._weights.clear()
+            self.bytes = 0
+
+    def _drop(self, key: Hashable) -> None:
+        if self._entries.pop(key, None) is not None:
+            self.bytes -= self._weights.pop(key)
 
     def _insert(self, items: Iterable[tuple[Hashable, dict[str, Any]]]) -> None:
-        entries = self._entries
+        entries, weights = self._entries, self._weights
+        largest = self.max_bytes // 8
         for key, entry in items:
-            entries.pop(key, None)  # re-inserted last: the newest goes last
-            entries[key] = entry
-        excess = len(entries) - self.size
-        if excess > 0:
-            for key in [k for k, _ in zip(entries, range(excess), strict=False)]:
-                del entries[key]
+            self._drop(key)  # re-inserted last: the newest goes last
+            w = weight(entry)
+            if w <= largest:
+                entries[key] = entry
+                weights[key] = w
+                self.bytes += w
+        excess, over = len(entries) - self.size, self.bytes - self.max_bytes
+        if excess > 0 or over > 0:
+            victims = []
+            for key in entries:  # the oldest first, in one pass
+                if excess <= 0 and over <= 0:
+                    break
+                victims.append(key)
+                excess, over = excess - 1, over - weights[key]
+            for key in victims:
+                self._drop(key)

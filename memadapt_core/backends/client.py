@@ -35,10 +35,11 @@ from memadapt_core.backends.schema import (
     KEYWORD_INDEXES,
     TENANT_INDEX,
     TIME_INDEXES,
+    check_embedder,
     info_payload,
     read_info,
 )
-from memadapt_core.errors import ConfigurationError, MemadaptError, StoreError, StoreLockedError, StoreUnavailableError
+from memadapt_core.errors import MemadaptError, StoreError, StoreLockedError, StoreUnavailableError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.redaction import redact_url, redact_urls
 from memadapt_core.sparse import SparseVector
@@ -118,13 +119,7 @@ class QdrantClientBackend:
         if exists:
             pts = self._call(lambda c: c.retrieve(info.name, [INFO_POINT_ID], with_payload=True, **self._sk))
             found = read_info(pts[0].payload or {}) if pts else None
-            if found is not None and (found.embedder != info.embedder or found.dim != info.dim):
-                msg = (
-                    f"collection {info.name!r} was made by embedder {found.embedder!r} (dim {found.dim}), not "
-                    f"{info.embedder!r} (dim {info.dim}): its vectors would be garbage. Use the same embedder, "
-                    "another collection name, or export/import to re-embed."
-                )
-                raise ConfigurationError(msg)
+            check_embedder(found, info, "")
             if found is not None:
                 return
         else:

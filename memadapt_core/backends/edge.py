@@ -15,6 +15,8 @@ payloads for search.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from asyncio import CancelledError
 from collections.abc import Callable, Sequence
@@ -26,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import qdrant_edge as qe
 
+from memadapt_core.backends._durability import Durability, WalSync
 from memadapt_core.backends._payload_cache import PayloadCache
 from memadapt_core.backends._slots import RID, home_slots, place, slot_map, slots
 from memadapt_core.backends._upkeep import DiskGuard, Upkeep, upsert_bytes
@@ -40,9 +43,25 @@ from memadapt_core.backends.base import (
 )  # fmt: skip
 from memadapt_core.backends.edge_filters import edge_filter
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
-from memadapt_core.backends.edge_shard import DENSE, SPARSE, open_shard, release, shard_config
-from memadapt_core.backends.schema import SCHEMA_VERSION, read_info, read_schema
-from memadapt_core.errors import ConfigurationError, MemadaptError, StoreError, StoreUnavailableError
+from memadapt_core.backends.edge_shard import (
+    DENSE,
+    SPARSE,
+    build_fresh,
+    lock_folder,
+    open_shard,
+    release,
+    shard_config,
+    unlock_folder,
+)
+from memadapt_core.backends.schema import SCHEMA_VERSION, check_embedder, read_info, read_schema
+from memadapt_core.errors import (
+    MemadaptError,
+    StoreCorruptedError,
+    StoreError,
+    StoreForkedError,
+    StoreFullError,
+    StoreUnavailableError,
+)
 from memadapt_core.filters import FilterSpec
 from memadapt_core.record_codec import iso
 from memadapt_core.sparse import SparseVector
@@ -72,10 +91,20 @@ class EdgeBackend:
     blocking_io = False
 
     def __init__(
-        self, root: str | Path, *, min_free_disk_mb: int = 0, vacuum_after_deletes: int = 0, payload_cache: int = 0
+        self,
+        root: str | Path,
+        *,
+        min_free_disk_mb: int = 0,
+        vacuum_after_deletes: int = 0,
+        payload_cache: int = 0,
+        payload_cache_bytes: int = 2**62,
+        durability: Durability = "fsync",
+        sync_interval: float = 1.0,
     ) -> None:
         self.root = Path(root)
-        self._cache = PayloadCache(payload_cache)  # kept coherent by _write (see _payload_cache.py)
+        self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
+        self.wal = WalSync(durability, sync_interval)
+        self._cache = PayloadCache(payload_cache, payload_cache_bytes)  # kept coherent by _write (_payload_cache.py)
         self._shard: qe.EdgeShard | None = None
         self._write_lock = threading.Lock()
         self.info: CollectionInfo | None = None
@@ -85,12 +114,17 @@ class EdgeBackend:
         self._ended = True
         self._guard = DiskGuard(self.root, min_free_disk_mb * 2**20)
         self._folder = self.root
+        self._lock_fd: int | None = None  # the folder's lock file, held while the shard is open
         self.upkeep = Upkeep(
             self._write_lock, lambda: self._shard, self._guard, lambda: self._folder / "segments", vacuum_after_deletes
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
     def open_collection(self, info: CollectionInfo) -> None:
+        """Open ``info``'s shard, creating it first if the folder holds none. The folder's lock file is taken before
+        anything is looked at, so of several processes opening one folder at once exactly one goes on (the others
+        get ``StoreLockedError``); a new shard is built in a temporary folder and renamed into place complete, so a
+        crash or a racing opener never sees half a store (edge_shard.py)."""
         folder = self.root / info.name
         cfg = shard_config(info.dim)
         try:
@@ -100,28 +134,52 @@ class EdgeBackend:
             raise StoreUnavailableError(msg) from exc
         self._guard.check_open()
         self._folder = folder
-        existing = folder.exists() and any(folder.iterdir())
-        self._shard = shard = open_shard(folder, cfg, existing=existing)
-        if existing:
-            found = self._read_info()
-            if found is not None and (found.embedder != info.embedder or found.dim != info.dim):
-                shard.close()
-                self._shard = None
-                release(folder)
-                msg = (
-                    f"collection {info.name!r} in {self.root} was made by embedder {found.embedder!r} "
-                    f"(dim {found.dim}), not {info.embedder!r} (dim {info.dim}): its vectors would be garbage. "
-                    "Use the same embedder, another collection name, or export/import to re-embed."
-                )
-                raise ConfigurationError(msg)
-            if found is not None:
-                if self._schema() < SCHEMA_VERSION:
-                    move_to_slots(self, info)
-                self._ready(info)
-                return
-        self._create_indexes()
-        self._write_info(info)
+        self._pid = os.getpid()
+        self._lock_fd = lock_folder(folder)
+        try:
+            if not (folder.exists() and any(folder.iterdir())):
+                build_fresh(folder, lambda tmp: self._create(tmp, cfg, info))
+            self.wal.attach(folder)
+            self._shard = open_shard(folder, cfg, existing=True)
+            self._opened(info)
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _create(self, tmp: Path, cfg: qe.EdgeConfig, info: CollectionInfo) -> None:
+        """A new shard in ``tmp``: its indexes and info point, flushed and closed."""
+        self._folder = tmp
+        self.wal.attach(tmp)
+        self._shard = shard = open_shard(tmp, cfg, existing=False)
+        try:
+            self._create_indexes()
+            self._write_info(info)
+            shard.flush()
+        finally:
+            self._shard = None
+            release(tmp)
+            shard.close()
+            self._folder = self.root / info.name
+
+    def _opened(self, info: CollectionInfo) -> None:
+        found = self._read_info()
+        check_embedder(found, info, f" in {self.root}")
+        if found is None:  # a store made before the info point was written at creation
+            self._create_indexes()
+            self._write_info(info)
+        elif self._schema() < SCHEMA_VERSION:
+            move_to_slots(self, info)
         self._ready(info)
+
+    def _abandon(self) -> None:
+        """After a failed open: let go of the shard (unflushed: nothing was acknowledged) and of the lock."""
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            release(self._folder)
+            with contextlib.suppress(BaseException):  # a damaged shard may fail closing too: the open's error wins
+                shard.close()
+        unlock_folder(self._lock_fd)
+        self._lock_fd = None
 
     def _ready(self, info: CollectionInfo) -> None:
         self.info = info
@@ -158,7 +216,13 @@ class EdgeBackend:
         self._call(lambda s: s.query(qe.QueryRequest(limit=1, query=qe.Query.Nearest(vec, using=DENSE))))
 
     def close(self) -> None:
+        if self._forked():  # the parent's shard: left alone (see edge_shard.py); this process lets go of it
+            self._shard = None
+            unlock_folder(self._lock_fd)  # this process's copy only: the parent keeps its lock
+            self._lock_fd = None
+            return
         self.upkeep.wait()
+        self.wal.close()
         shard, self._shard = self._shard, None
         self._cache.clear()
         if shard is not None:
@@ -166,22 +230,64 @@ class EdgeBackend:
             with self._write_lock:
                 try:
                     shard.flush()
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException as exc:  # the log keeps what was acknowledged: reopening replays it
+                    raise self._translated(exc) from exc
                 finally:
-                    shard.close()
+                    try:
+                        shard.close()
+                    finally:
+                        unlock_folder(self._lock_fd)
+                        self._lock_fd = None
 
     # -- helpers -------------------------------------------------------------------------------------------------
-    def _call(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+    def _forked(self) -> bool:
+        return self._shard is not None and os.getpid() != self._pid
+
+    def _live(self) -> qe.EdgeShard:
+        """The open shard, in the process that opened it."""
         shard = self._shard
         if shard is None:
             msg = "the store is closed"
             raise StoreUnavailableError(msg)
+        if os.getpid() != self._pid:
+            msg = (
+                f"the embedded store {self._folder} was opened by process {self._pid}, before this process "
+                f"({os.getpid()}) was forked from it: a child cannot use the parent's open store (both would write "
+                "through the same files). Open the Memory after forking (in each worker, e.g. a post-fork hook or a "
+                "pool initializer) and close it in the parent first, or share one store through a Qdrant server "
+                "(url=...)."
+            )
+            raise StoreForkedError(msg)
+        return shard
+
+    def _call(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        shard = self._live()
         try:
             return fn(shard)
         except (MemadaptError, KeyboardInterrupt, SystemExit, GeneratorExit, CancelledError):
             raise
         except BaseException as exc:  # a Rust panic is pyo3_runtime.PanicException, a BaseException
-            msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
-            raise StoreError(msg) from exc
+            raise self._translated(exc) from exc
+
+    def _translated(self, exc: BaseException) -> StoreError:
+        """The ``StoreError`` for what qdrant-edge raised: a full disk, damaged files, or anything else."""
+        text = str(exc)
+        if any(marker in text for marker in ("No space left", "os error 28", "Disk quota")):
+            msg = (
+                f"the embedded store's disk is full ({self.root}): {text[:200]}. What was acknowledged is in the "
+                "write-ahead log; free some space, then flush() or close() again."
+            )
+            return StoreFullError(msg)
+        if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
+            msg = (
+                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. Run "
+                f"`memadapt doctor {self.root}` to see what is readable and salvage it into a new store."
+            )
+            return StoreCorruptedError(msg)
+        msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
+        return StoreError(msg)
 
     def _write(self, op: qe.UpdateOperation | _BuildOp, *, nbytes: int = 4096, written: int = 0,
                deleted: int | None = 0, then: Callable[[], None] | None = None) -> None:  # fmt: skip
@@ -189,6 +295,7 @@ class EdgeBackend:
         points (None: count them) are noted for the background vacuum and flush. ``op`` may be a function building
         the update under the write lock (from the slots records hold now); building None writes nothing. ``then``
         runs under the lock once the update is applied: it tells the payload cache what changed."""
+        self._live()  # before the lock: a forked child may have inherited it held
         with self._write_lock:
             self._guard.check_write(nbytes)
             update = self._call(op) if callable(op) else op
@@ -205,6 +312,7 @@ class EdgeBackend:
             if deleted is None:
                 deleted = max(0, before - self._call(lambda s: s.info().points_count))
             self.upkeep.note(written=written, deleted=deleted)
+            self.wal.after_write()  # "fsync": durable before the write returns
 
     def _taken(self, shard: qe.EdgeShard, candidates: dict[str, tuple[int, ...]]) -> dict[Any, object]:
         """Slot -> the record id stored there, over the slots of ``candidates`` (from ``slot_map``)."""
@@ -283,6 +391,7 @@ class EdgeBackend:
             self._write(build)
 
     def flush(self) -> None:
+        self._live()
         self.upkeep.wait()  # a background vacuum or flush ends first
         with self._write_lock:
             self._call(lambda s: s.flush())
@@ -290,6 +399,7 @@ class EdgeBackend:
     def optimize(self) -> None:
         """Rewrite the live points into one tenant-ordered segment (dropping tombstones; no HNSW graph) and flush,
         now."""
+        self._live()
         self._call(lambda _: self.upkeep.run_now())
 
     # -- reads ---------------------------------------------------------------------------------------------------

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from memadapt_core.backends.base import CollectionInfo
+from memadapt_core.errors import ConfigurationError
 
 __all__ = [
-    "KEYWORD_INDEXES", "SCHEMA_VERSION", "TENANT_INDEX", "TIME_INDEXES", "info_payload", "read_info", "read_schema",
+    "KEYWORD_INDEXES", "SCHEMA_VERSION", "TENANT_INDEX", "TIME_INDEXES", "check_embedder", "info_payload",
+    "read_info", "read_schema",
 ]  # fmt: skip
 
 # 1: the first layout; 2: the embedded store keeps records at integer point ids (backends/_slots.py).
@@ -32,3 +34,14 @@ def read_info(payload: dict[str, Any]) -> CollectionInfo | None:
 def read_schema(payload: dict[str, Any]) -> int:
     raw = payload.get("memadapt_info")
     return int(raw.get("schema", 1)) if isinstance(raw, dict) else 1
+
+
+def check_embedder(found: CollectionInfo | None, info: CollectionInfo, where: str) -> None:
+    """Refuse a collection made by another embedder (or dimension) than the one opening it."""
+    if found is not None and (found.embedder != info.embedder or found.dim != info.dim):
+        msg = (
+            f"collection {info.name!r}{where} was made by embedder {found.embedder!r} (dim {found.dim}), not "
+            f"{info.embedder!r} (dim {info.dim}): its vectors would be garbage. Use the same embedder, another "
+            "collection name, or export/import to re-embed."
+        )
+        raise ConfigurationError(msg)

@@ -30,6 +30,17 @@ def prepare_add(r: Resources, plan: writes.AddPlan) -> None:
 
 
 def write_add(r: Resources, plan: writes.AddPlan, dense: np.ndarray[Any, Any]) -> None:
+    """Write a planned add. A replacing add is rebased on the records as they are now, under the store lock that
+    updates and deletes take (transactions.py): it neither loses their history events nor revives a deleted one's."""
+    if plan.on_conflict != "replace":
+        _write_points(r, plan, dense)
+        return
+    with r.lock:
+        writes.refresh_replaced(plan, r.backend.retrieve([d.record.id for d in plan.to_store]))
+        _write_points(r, plan, dense)
+
+
+def _write_points(r: Resources, plan: writes.AddPlan, dense: np.ndarray[Any, Any]) -> None:
     points, reindex = writes.build_points(r, plan, dense, plan.previous)
     r.backend.upsert(points)
     if reindex:
@@ -40,7 +51,7 @@ def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> 
     """The hits of a planned search, before the ``rerank`` hook: a period's records for a question only about a
     period (when it holds any), else hybrid candidates fused, boosted and cut to the limit."""
     if plan.by_time is not None and (listed := r.backend.scroll(plan.by_time, plan.limit, descending=True)):
-        return reads.finish_by_time(listed)
+        return reads.finish_by_time(plan.by_time, listed)
     dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
     fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
     if not fused:

@@ -18,6 +18,7 @@ from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPo
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.engine import reads
 from memadapt_core.engine.resources import Resources
+from memadapt_core.engine.scope_guard import check_payloads, check_points
 from memadapt_core.filters import FilterSpec, MetaCondition
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
 from memadapt_core.record_codec import (
@@ -84,8 +85,17 @@ def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> li
     return list(dict.fromkeys(key for key, _ in [*dense, *sparse]))[:limit]
 
 
-def records_in_order(keys: list[PointKey], payloads: dict[PointKey, dict[str, Any]]) -> list[MemoryRecord]:
+def records_in_order(
+    flt: FilterSpec, keys: list[PointKey], payloads: dict[PointKey, dict[str, Any]]
+) -> list[MemoryRecord]:
+    check_payloads(flt, payloads)
     return [record_from_payload(payloads[k][RECORD_ID], payloads[k]) for k in keys if k in payloads]
+
+
+def records_of(flt: FilterSpec, points: list[StoredPoint]) -> list[MemoryRecord]:
+    """The records of a scoped read, each checked to be inside it (scope_guard.py)."""
+    check_points(flt, points)
+    return [record_from_payload(p.id, p.payload) for p in points]
 
 
 def scopes_of(points: list[StoredPoint], limit: int) -> list[Scope]:
@@ -201,30 +211,32 @@ class SyncEngineStore:
         self._s = store
 
     def pending_messages(self, scope: Scope, limit: int) -> list[MemoryRecord]:
-        return [record_from_payload(p.id, p.payload) for p in self._s.backend.scroll(pending_filter(scope), limit)]
+        flt = pending_filter(scope)
+        return records_of(flt, self._s.backend.scroll(flt, limit))
 
     def pending_scopes(self, limit: int) -> list[Scope]:
         return scopes_of(self._s.backend.scroll(pending_filter(None), _PENDING_PAGE), limit)
 
     def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
-        s = self._s
-        dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), facts_filter(scope), limit)
+        s, flt = self._s, facts_filter(scope)
+        dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(keys, s.backend.points(keys))
+        return records_in_order(flt, keys, s.backend.points(keys))
 
     def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
-        points = self._s.backend.scroll(pending_filter(scope, "trajectory"), limit)
-        return [record_from_payload(p.id, p.payload) for p in points]
+        flt = pending_filter(scope, "trajectory")
+        return records_of(flt, self._s.backend.scroll(flt, limit))
 
     def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s = self._s
         flt = facts_filter(scope, "experience")
         dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(keys, s.backend.points(keys))
+        return records_in_order(flt, keys, s.backend.points(keys))
 
     def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
-        return [record_from_payload(p.id, p.payload) for p in self._s.backend.scroll(tool_calls_filter(scope), limit)]
+        flt = tool_calls_filter(scope)
+        return records_of(flt, self._s.backend.scroll(flt, limit))
 
     def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
         return latest(self._s.backend.scroll(guide_filter(scope, tool), _PENDING_PAGE))
@@ -234,8 +246,8 @@ class SyncEngineStore:
         return [record_from_payload(i, points[i].payload) for i in ids if i in points]
 
     def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]:
-        points = self._s.backend.scroll(facts_filter(scope, "insight", fact_ids), _PENDING_PAGE)
-        return [record_from_payload(p.id, p.payload) for p in points]
+        flt = facts_filter(scope, "insight", fact_ids)
+        return records_of(flt, self._s.backend.scroll(flt, _PENDING_PAGE))
 
     def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
         return [p.id for p in self._s.backend.scroll(unreflected_filter(scope), limit)]
@@ -261,22 +273,22 @@ class AsyncEngineStore:
         self._run = run  # AsyncMemory._run: inline for the embedded store, a thread for a server
 
     async def pending_messages(self, scope: Scope, limit: int) -> list[MemoryRecord]:
-        points = await self._run(self._s.backend.scroll, pending_filter(scope), limit)
-        return [record_from_payload(p.id, p.payload) for p in points]
+        flt = pending_filter(scope)
+        return records_of(flt, await self._run(self._s.backend.scroll, flt, limit))
 
     async def pending_scopes(self, limit: int) -> list[Scope]:
         return scopes_of(await self._run(self._s.backend.scroll, pending_filter(None), _PENDING_PAGE), limit)
 
     async def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
-        s = self._s
+        s, flt = self._s, facts_filter(scope)
         qvec = await s.embedder.aembed_query(text)
-        dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), facts_filter(scope), limit)
+        dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(keys, await self._run(s.backend.points, keys))
+        return records_in_order(flt, keys, await self._run(s.backend.points, keys))
 
     async def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
-        points = await self._run(self._s.backend.scroll, pending_filter(scope, "trajectory"), limit)
-        return [record_from_payload(p.id, p.payload) for p in points]
+        flt = pending_filter(scope, "trajectory")
+        return records_of(flt, await self._run(self._s.backend.scroll, flt, limit))
 
     async def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s = self._s
@@ -284,11 +296,11 @@ class AsyncEngineStore:
         flt = facts_filter(scope, "experience")
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(keys, await self._run(s.backend.points, keys))
+        return records_in_order(flt, keys, await self._run(s.backend.points, keys))
 
     async def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
-        points = await self._run(self._s.backend.scroll, tool_calls_filter(scope), limit)
-        return [record_from_payload(p.id, p.payload) for p in points]
+        flt = tool_calls_filter(scope)
+        return records_of(flt, await self._run(self._s.backend.scroll, flt, limit))
 
     async def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
         return latest(await self._run(self._s.backend.scroll, guide_filter(scope, tool), _PENDING_PAGE))
@@ -298,8 +310,8 @@ class AsyncEngineStore:
         return [record_from_payload(i, points[i].payload) for i in ids if i in points]
 
     async def insights_citing(self, fact_ids: list[str], scope: Scope) -> list[MemoryRecord]:
-        points = await self._run(self._s.backend.scroll, facts_filter(scope, "insight", fact_ids), _PENDING_PAGE)
-        return [record_from_payload(p.id, p.payload) for p in points]
+        flt = facts_filter(scope, "insight", fact_ids)
+        return records_of(flt, await self._run(self._s.backend.scroll, flt, _PENDING_PAGE))
 
     async def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
         return [p.id for p in await self._run(self._s.backend.scroll, unreflected_filter(scope), limit)]

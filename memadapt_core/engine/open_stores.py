@@ -12,6 +12,7 @@ gets a ``ConfigurationError`` naming them. An engine built with an ``Embedder`` 
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,19 +36,21 @@ class _Open:
     refs: int = 1
 
 
-_open: dict[tuple[str, str], list[_Open]] = {}
+_open: dict[tuple[str, str, int], list[_Open]] = {}
 
 
-def _folder(settings: MemorySettings) -> tuple[str, str] | None:
-    """The backend and folder that make two engines the same store, or None when it is not shareable."""
+def _folder(settings: MemorySettings) -> tuple[str, str, int] | None:
+    """The backend and folder that make two engines the same store, or None when it is not shareable. The
+    process id is part of it: a forked child never borrows the store its parent opened (it would write through
+    the parent's files)."""
     kind = settings.resolved_backend()
     if kind == "qdrant":
         return None
     if settings.path:
-        return kind, str(Path(settings.path).expanduser().resolve())
+        return kind, str(Path(settings.path).expanduser().resolve()), os.getpid()
     if settings.location is not None or kind == "qdrant-local":  # ":memory:": a store of its own
         return None
-    return kind, str(default_path().resolve())
+    return kind, str(default_path().resolve()), os.getpid()
 
 
 def _differences(a: MemorySettings, b: MemorySettings) -> list[str]:

@@ -31,6 +31,7 @@ from memadapt_core.validation import (
 )
 
 from .resources import Resources
+from .scope_guard import check_payloads, check_points
 
 __all__ = [
     "ListPlan",
@@ -114,8 +115,9 @@ def plan_search(
     return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, depth, by_time)
 
 
-def finish_by_time(points: list[StoredPoint]) -> list[SearchHit]:
+def finish_by_time(flt: FilterSpec, points: list[StoredPoint]) -> list[SearchHit]:
     """The hits of a question about a period: its records as the backend gave them (newest first)."""
+    check_points(flt, points)
     return [
         SearchHit.model_validate(
             {"record": record_from_payload(p.id, p.payload), "score": 1.0, "scores": {"time": 1.0}}
@@ -127,6 +129,7 @@ def finish_by_time(points: list[StoredPoint]) -> list[SearchHit]:
 def finish_search(
     store: Resources, plan: SearchPlan, fused: list[Ranked], payloads: dict[PointKey, dict[str, Any]]
 ) -> list[SearchHit]:
+    check_payloads(plan.flt, payloads)
     ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval)[: plan.limit]
     hits = []
     for r in ranked:
@@ -162,6 +165,7 @@ def plan_list(
 
 
 def finish_list(plan: ListPlan, points: list[StoredPoint]) -> tuple[list[MemoryRecord], str | None]:
+    check_points(plan.flt, points)
     # Ties on observed_at come back in backend-specific order: break them by id so every backend pages alike.
     records = sorted((record_from_payload(p.id, p.payload) for p in points), key=lambda r: (r.observed_at, r.id))
     fresh = [r for r in records if not (plan.start is not None and r.observed_at == plan.start and r.id in plan.skip)]

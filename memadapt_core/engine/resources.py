@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pydantic
 
 from memadapt_core.backends.base import CollectionInfo, VectorBackend
@@ -20,7 +21,7 @@ from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
 from memadapt_core.embedders.base import Embedder, Vectors
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.models import Scope
-from memadapt_core.passages import plan_passages
+from memadapt_core.passages import char_batches, plan_passages
 from memadapt_core.plugins import Hooks, create_plugin_manager
 from memadapt_core.record_codec import HistoryCap
 from memadapt_core.sparse import SparseEncoder
@@ -104,24 +105,31 @@ class Resources:
         if s.location is not None and s.location != ":memory:":
             msg = "location: the embedded store takes ':memory:' (a temporary folder) or a folder as path="
             raise ConfigurationError(msg)
-        options = {
-            "min_free_disk_mb": s.min_free_disk_mb,
-            "vacuum_after_deletes": s.vacuum_after_deletes,
-            "payload_cache": s.payload_cache,
-        }
+        folder = Path(s.path).expanduser() if s.path else default_path()
+        durability = s.durability
         if s.location == ":memory:" and not s.path:
             self._tempdir = tempfile.mkdtemp(prefix="memadapt-")
-            return EdgeBackend(self._tempdir, **options)
-        return EdgeBackend(Path(s.path).expanduser() if s.path else default_path(), **options)
+            folder, durability = Path(self._tempdir), "process"  # removed on close: a power cut loses it anyway
+        return EdgeBackend(
+            folder, min_free_disk_mb=s.min_free_disk_mb, vacuum_after_deletes=s.vacuum_after_deletes,
+            payload_cache=s.payload_cache, payload_cache_bytes=s.payload_cache_mb * 2**20, durability=durability,
+            sync_interval=s.sync_interval,
+        )  # fmt: skip
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
         """Document vectors, a text over ``passage_chars`` embedded a passage at a time (memadapt_core.passages)."""
         plan = plan_passages(texts, self.settings.passage_chars)
-        return plan.pool(self.embedder.embed_documents(plan.inputs))
+        batches = char_batches(plan.inputs, self.settings.embed_batch_chars)
+        if len(batches) == 1:
+            return plan.pool(self.embedder.embed_documents(plan.inputs))
+        return plan.pool(np.concatenate([self.embedder.embed_documents(plan.inputs[b]) for b in batches]))
 
     async def aembed_documents(self, texts: Sequence[str]) -> Vectors:
         plan = plan_passages(texts, self.settings.passage_chars)
-        return plan.pool(await self.embedder.aembed_documents(plan.inputs))
+        batches = char_batches(plan.inputs, self.settings.embed_batch_chars)
+        if len(batches) == 1:
+            return plan.pool(await self.embedder.aembed_documents(plan.inputs))
+        return plan.pool(np.concatenate([await self.embedder.aembed_documents(plan.inputs[b]) for b in batches]))
 
     def instructions(self, scope: Scope) -> list[str]:
         """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""

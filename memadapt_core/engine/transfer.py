@@ -6,16 +6,17 @@ write a file throughout).
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 import pydantic
 
 from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
-from memadapt_core.errors import StoreUnavailableError, ValidationError
+from memadapt_core.errors import StoreError, StoreFullError, StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord, Scope
 from memadapt_core.record_codec import dense_text, history_of, payload_of, record_from_payload, said_on, turn_texts
@@ -145,26 +146,37 @@ def export_records(
     resources: Resources, path: str | Path, flt: FilterSpec, progress: Callable[[int], None] | None
 ) -> int:
     """Write the records ``flt`` selects to ``path``, a page at a time; returns how many."""
-    written = 0
     plan = reads.ListPlan(flt, _EXPORT_PAGE, None, frozenset())
     try:
         out = Path(path).open("w", encoding="utf-8")  # noqa: SIM115 - opened here to translate its OSError
     except OSError as exc:
         field = "path"
         raise ValidationError(field, f"cannot write {path}: {exc}") from exc
-    with out:
-        while True:
-            points = resources.backend.scroll(flt, plan.fetch, start_from=plan.start)
-            by_id = {p.id: p for p in points}
-            records, cursor = reads.finish_list(plan, points)
-            for r in records:
-                out.write(record_line(by_id[r.id]) + "\n")
-            written += len(records)
-            if progress is not None:
-                progress(len(records))
-            if cursor is None:
-                return written
-            plan = reads.ListPlan(flt, _EXPORT_PAGE, *reads.decode_cursor(cursor))
+    try:
+        with out:
+            return _write_pages(resources, out, flt, plan, progress)
+    except OSError as exc:  # the export file's disk: full, or failing
+        full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        msg = f"cannot write the export {path}: {exc}; it is incomplete (the store is unchanged)"
+        raise (StoreFullError if full else StoreError)(msg) from exc
+
+
+def _write_pages(
+    resources: Resources, out: TextIO, flt: FilterSpec, plan: reads.ListPlan, progress: Callable[[int], None] | None
+) -> int:
+    written = 0
+    while True:
+        points = resources.backend.scroll(flt, plan.fetch, start_from=plan.start)
+        by_id = {p.id: p for p in points}
+        records, cursor = reads.finish_list(plan, points)
+        for r in records:
+            out.write(record_line(by_id[r.id]) + "\n")
+        written += len(records)
+        if progress is not None:
+            progress(len(records))
+        if cursor is None:
+            return written
+        plan = reads.ListPlan(flt, _EXPORT_PAGE, *reads.decode_cursor(cursor))
 
 
 def import_records(resources: Resources, path: str | Path, progress: Callable[[int], None] | None) -> int:

@@ -32,7 +32,15 @@ from memadapt_core.validation import parse_kind, parse_messages, parse_metadata,
 
 from .resources import Resources
 
-__all__ = ["AddPlan", "Draft", "build_points", "context_window", "plan_add", "resolve_existing"]
+__all__ = [
+    "AddPlan",
+    "Draft",
+    "build_points",
+    "context_window",
+    "plan_add",
+    "refresh_replaced",
+    "resolve_existing",
+]
 
 Conflict = Literal["skip", "replace"]
 
@@ -139,13 +147,37 @@ def resolve_existing(plan: AddPlan, existing: list[StoredPoint]) -> None:
         if plan.on_conflict == "skip" or (old.text == draft.record.text and old.metadata == draft.record.metadata):
             plan.existing[old.id] = old
             continue
-        now = draft.record.updated_at
-        draft.record = draft.record.model_copy(update={"created_at": old.created_at})
-        draft.history = [
-            *history_of(point.id, point.payload),
-            HistoryEvent(record_id=old.id, event="update", at=now, old_text=old.text, new_text=draft.record.text),
-        ]
+        _replace(draft, old, point)
         plan.to_store.append(draft)
+
+
+def _replace(draft: Draft, old: MemoryRecord, point: StoredPoint) -> None:
+    """``draft`` replaces ``old`` (stored as ``point``): it keeps its creation and history, plus an update event."""
+    draft.record = draft.record.model_copy(update={"created_at": old.created_at})
+    draft.history = history_of(point.id, point.payload)
+    if old.text != draft.record.text or old.metadata != draft.record.metadata:
+        at, new_text = draft.record.updated_at, draft.record.text
+        draft.history.append(
+            HistoryEvent(record_id=old.id, event="update", at=at, old_text=old.text, new_text=new_text)
+        )
+
+
+def refresh_replaced(plan: AddPlan, current: list[StoredPoint]) -> None:
+    """Under the store lock, just before an ``on_conflict="replace"`` add writes: rebase what it writes on the
+    records as they are now, not as they were read before embedding. An update meanwhile keeps its event; a delete
+    meanwhile makes the write a fresh add (the deleted record's history stays deleted)."""
+    found = {p.id: p for p in current}
+    for draft in plan.to_store:
+        point = found.get(draft.record.id)
+        if point is not None:
+            old = record_from_payload(point.id, point.payload)
+            if old.updated_at >= draft.record.updated_at:  # changed since this add was planned: it comes after
+                later = max(utcnow(), old.updated_at + timedelta(microseconds=1))
+                draft.record = draft.record.model_copy(update={"updated_at": later})
+            _replace(draft, old, point)
+        elif draft.history:  # it replaced a record that is gone now
+            draft.record = draft.record.model_copy(update={"created_at": draft.record.updated_at})
+            draft.history = []
 
 
 def build_points(

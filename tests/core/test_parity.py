@@ -92,7 +92,8 @@ def test_public_surface_is_pinned() -> None:
         "BLOCK_END", "BLOCK_START", "AsyncMemory", "ConfigurationError", "Embedder", "EmbedderSettings",
         "EmbeddingError", "HistoryEvent", "Kind", "LLMError", "LLMSettings", "MemadaptError", "Memory",
         "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "ScopeIds", "SearchHit",
-        "StoreError", "StoreFullError", "StoreLockedError", "StoreUnavailableError", "ValidationError", "hookimpl",
+        "StoreCorruptedError", "StoreError", "StoreForkedError", "StoreFullError", "StoreLockedError",
+        "StoreUnavailableError", "ValidationError", "hookimpl",
         "JSON", "fit_query", "parse_json_object", "check_count", "engine_views",
     }  # fmt: skip
     for name in memadapt_core.__all__:
