@@ -22,6 +22,7 @@ __all__ = [
     "LLMSettings",
     "MemorySettings",
     "RetrievalSettings",
+    "TierSettings",
     "default_path",
     "openai_base_url",
     "openai_key",
@@ -170,6 +171,20 @@ def openai_base_url(explicit: str | None) -> str | None:
     return explicit or os.environ.get("OPENAI_BASE_URL", "").strip() or None
 
 
+class TierSettings(BaseModel):
+    """MemoryOS's tiers (docs/tiers.md): working memory, the profile, heat and the capacity of long-term knowledge."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    working_memory: int = Field(7, ge=1, le=1_000, description="latest turns recent() returns by default")
+    profile: bool = Field(False, description="with an LLM: consolidation keeps a profile per user (and per agent)")
+    profile_max_facts: int = Field(60, ge=1, description="facts and insights shown in one profile update call")
+    profile_block: int = Field(12, ge=0, description="profile statements format_context(profile=...) shows")
+    assistant_knowledge: bool = Field(
+        True, description="facts about the assistant itself go to the agent's scope (when the scope has an agent)"
+    )
+
+
 class MemorySettings(_RedactedURLs, BaseSettings):
     """Everything an engine needs; all optional. ``Memory()`` with nothing set opens the embedded default store."""
 
@@ -199,6 +214,7 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    tiers: TierSettings = Field(default_factory=TierSettings)
     consolidation_batch: int = Field(20, ge=1, description="messages per extraction call")
     reflect_every: int = Field(10, ge=0, description="new facts per scope between reflections (0: never)")
     queue_size: int = Field(1_000, ge=1, description="pending consolidation jobs before add applies backpressure")

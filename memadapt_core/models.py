@@ -27,8 +27,8 @@ __all__ = [
 JSON: TypeAlias = Any
 """A JSON-serialisable value (the type of user metadata)."""
 
-Kind = Literal["message", "fact", "insight"]
-KINDS: tuple[Kind, ...] = ("message", "fact", "insight")
+Kind = Literal["message", "fact", "insight", "profile"]
+KINDS: tuple[Kind, ...] = ("message", "fact", "insight", "profile")
 MAX_ID_CHARS = 512
 
 
@@ -90,7 +90,7 @@ class HistoryEvent(BaseModel):
 
 
 class MemoryRecord(BaseModel):
-    """One memory: a raw message, a fact or an insight."""
+    """One memory: a raw message, a fact, an insight or a profile statement."""
 
     id: str
     text: str

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from memadapt_core.config import EmbedderSettings, MemorySettings
 from memadapt_core.embedders.base import Embedder
 from memadapt_core.errors import StoreUnavailableError
-from memadapt_core.models import Scope, SearchHit
+from memadapt_core.models import MemoryRecord, Scope, SearchHit
+from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
+from . import tiers
 from .resources import Resources, build_settings
 from .updates import parse_id
 
@@ -97,9 +99,17 @@ class MemoryBase:
         """The record id that ``add`` gives a message whose ``id`` is ``external_id`` in this scope."""
         return _record_id(parse_scope(user_id, agent_id, session_id), parse_id(external_id, "external_id"))
 
-    def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
-        """The delimited text block adapters inject into an agent's context (``memadapt_format_context``)."""
-        return self._resources.hooks.format_context(query, hits)
+    def format_context(
+        self, query: str, hits: Sequence[SearchHit], *, recent: Sequence[MemoryRecord] | None = None,
+        profile: UserProfile | None = None,
+    ) -> str:  # fmt: skip
+        """The delimited text block adapters inject into an agent's context (``memadapt_format_context``); with
+        ``profile`` (from ``profile()``) a short profile block first, with ``recent`` (from ``recent()``) the
+        working memory before the recalled memories, which skip what it already shows."""
+        r = self._resources
+        if recent is None and profile is None:
+            return r.hooks.format_context(query, hits)
+        return tiers.context_with_tiers(r.hooks, query, hits, recent, profile, r.settings.tiers.profile_block)
 
     # -- consolidation wiring ------------------------------------------------------------------------------------------
     def _consolidates(self) -> bool:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from memadapt_core.profile import UserProfile
 from memadapt_core.validation import parse_record_ids, parse_scope
 
-from . import backend_steps, reads, transactions, transfer, updates, writes
+from . import backend_steps, reads, tiers, transactions, transfer, updates, writes
 from .base import MemoryBase
 
 if TYPE_CHECKING:
@@ -220,6 +221,21 @@ class Memory(MemoryBase):
             cursor=None, filters=filters,
         )  # fmt: skip
         return r.backend.count(plan.flt)
+
+    def recent(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Working memory: the latest ``limit`` (``tiers.working_memory``) messages of a scope, oldest first."""
+        flt, n = tiers.plan_recent(self._live(), user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
+        return tiers.recent_records(self._live(), flt, n)
+
+    def profile(
+        self, *, user_id: str | None = None, agent_id: str | None = None, as_of: datetime | None = None
+    ) -> UserProfile:
+        """The user's profile (or, with only ``agent_id``, the agent's), as it stands now or stood at ``as_of``."""
+        plan = tiers.plan_profile(user_id=user_id, agent_id=agent_id, as_of=as_of)
+        return plan.finish(self._live())
 
     def history(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
