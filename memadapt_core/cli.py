@@ -91,14 +91,19 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("query")
     _scope_args(search)
     search.add_argument("--limit", type=int, default=5)
-    search.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight"])
+    search.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight", "profile"])
     search.add_argument("--threshold", type=float)
 
     lst = sub.add_parser("list", parents=after, help="records of a scope, oldest first")
     _scope_args(lst)
     lst.add_argument("--limit", type=int, default=50)
     lst.add_argument("--cursor")
-    lst.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight"])
+    lst.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight", "profile"])
+
+    profile = sub.add_parser("profile", parents=after, help="the user's profile (or, with only --agent, the agent's)")
+    profile.add_argument("--user", dest="user_id", help="user id")
+    profile.add_argument("--agent", dest="agent_id", help="agent id")
+    profile.add_argument("--as-of", dest="as_of", help="the profile as it stood then (ISO 8601)")
 
     delete = sub.add_parser("delete", parents=after, help="delete one record by id, or everything in a scope")
     delete.add_argument("id", nargs="?")
@@ -199,6 +204,11 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
             lines.append(f"(more: --cursor {page.next_cursor})")
         _emit(ns, page.model_dump(mode="json"), lines or ["(empty)"])
         return EXIT_OK
+    if ns.command == "profile":
+        found = mem.profile(user_id=ns.user_id, agent_id=ns.agent_id, as_of=ns.as_of)
+        lines = [f"version {found.version}", *found.lines()] if not found.is_empty() else ["(no profile yet)"]
+        _emit(ns, found.model_dump(mode="json"), lines)
+        return EXIT_OK if not found.is_empty() else EXIT_NOT_FOUND
     if ns.command == "delete":
         scope = _scope(ns)
         if ns.id is not None:

@@ -32,13 +32,13 @@ _NAMESPACE = uuid.UUID("6f1d3c52-8a4e-5b7f-9c20-4d7e1a9b3f60")
 
 
 class NewRecord(BaseModel):
-    """A fact or an insight to store (the store embeds it and fills the scope and bookkeeping fields)."""
+    """A fact, an insight or a profile statement to store (the store embeds it and fills the scope and the rest)."""
 
     model_config = ConfigDict(frozen=True)
 
     id: str
     text: str
-    kind: Literal["fact", "insight"]
+    kind: Literal["fact", "insight", "profile"]
     observed_at: datetime
     valid_from: datetime
     source_ids: list[str]

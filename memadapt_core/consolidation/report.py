@@ -19,6 +19,7 @@ class ConsolidationReport:
     dropped: int = 0  # hypothetical, fictional or role-play statements not stored
     skipped_batches: int = 0  # batches whose answers never fit: messages marked, nothing else applied
     skipped_reflections: int = 0
+    profile: int = 0  # profile statements stored (new or rewritten)
 
     @classmethod
     def of(
@@ -32,6 +33,7 @@ class ConsolidationReport:
             insights=sum(r.kind == "insight" for r in plan.records),
             dropped=dropped,
             skipped_batches=int(skipped),
+            profile=sum(r.kind == "profile" for r in plan.records),
         )
 
     def __add__(self, other: ConsolidationReport) -> ConsolidationReport:

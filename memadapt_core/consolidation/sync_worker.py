@@ -13,6 +13,7 @@ import threading
 
 from memadapt_core.consolidation.llm_client import LLMClient
 from memadapt_core.consolidation.parsing import MalformedAnswerError
+from memadapt_core.consolidation.profiling import assemble_profile_update
 from memadapt_core.consolidation.reconciliation import build_reconciliation, plan_facts, skip_plan
 from memadapt_core.consolidation.reflection import (
     Reflection,
@@ -177,6 +178,8 @@ class SyncConsolidationWorker(WorkerBase):
                 self._tracker.seed(scope, self._store.unreflected_facts(scope, self.options.reflect_max_facts))
             if self._tracker.due(scope, self.options.reflect_every):
                 report += self._reflect(scope)
+        if (owner := self._take_profile_due(scope)) is not None:
+            report += self._profile(owner)
         return report
 
     def _batch(self, scope: Scope, messages: list[MemoryRecord]) -> ConsolidationReport:
@@ -217,6 +220,33 @@ class SyncConsolidationWorker(WorkerBase):
             self._tracker.give_back(scope, new_ids, ended_ids)
             raise
         self._store.apply(taken(scope, new_ids, plan))  # the facts are marked last: a crash before offers them again
+        self._knowledge_changed(plan)
+        return self._count(ConsolidationReport.of(plan, reflection=True))
+
+    def _profile(self, owner: Scope) -> ConsolidationReport:
+        """Rewrite ``owner``'s profile from its knowledge (one LLM call); on failure it stays due."""
+        try:
+            statements = self._store.profile_statements(owner)
+            update = assemble_profile_update(
+                owner,
+                recent=self._store.recent_knowledge(owner, self.options.profile_max_facts),
+                statements=statements,
+                cited=self._store.facts_by_ids(cited_ids(statements)),
+                max_knowledge=self.options.profile_max_facts,
+            )
+            if update.messages is None:
+                plan = update.without_llm()
+            else:
+                try:
+                    plan = self._llm.complete_json("profile", update.messages, update.parse)
+                except MalformedAnswerError as exc:
+                    log.warning("skipping a profile update of %s: the LLM's answers never fit: %s", owner, exc)
+                    plan = update.without_llm()
+            self._check_stopping()
+            self._store.apply(plan)
+        except BaseException:
+            self._profile_failed(owner)
+            raise
         return self._count(ConsolidationReport.of(plan, reflection=True))
 
     def _gather(self, scope: Scope, new_ids: list[str], ended_ids: list[str]) -> Reflection | None:

@@ -16,6 +16,7 @@ import logging
 from memadapt_core.consolidation.llm_client import AsyncLLMClient
 from memadapt_core.consolidation.parsing import MalformedAnswerError
 from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.profiling import assemble_profile_update
 from memadapt_core.consolidation.reconciliation import build_reconciliation, plan_facts, skip_plan
 from memadapt_core.consolidation.reflection import (
     Reflection,
@@ -167,6 +168,8 @@ class ConsolidationWorker(WorkerBase):
                 self._tracker.seed(scope, await self._store.unreflected_facts(scope, self.options.reflect_max_facts))
             if self._tracker.due(scope, self.options.reflect_every):
                 report += await self._reflect(scope)
+        if (owner := self._take_profile_due(scope)) is not None:
+            report += await self._profile(owner)
         return report
 
     async def _batch(self, scope: Scope, messages: list[MemoryRecord]) -> ConsolidationReport:
@@ -204,6 +207,32 @@ class ConsolidationWorker(WorkerBase):
             self._tracker.give_back(scope, new_ids, ended_ids)
             raise
         await self._apply(taken(scope, new_ids, plan))  # the facts are marked last: a crash before offers them again
+        self._knowledge_changed(plan)
+        return self._count(ConsolidationReport.of(plan, reflection=True))
+
+    async def _profile(self, owner: Scope) -> ConsolidationReport:
+        """Rewrite ``owner``'s profile from its knowledge (one LLM call); on failure it stays due."""
+        try:
+            statements = await self._store.profile_statements(owner)
+            update = assemble_profile_update(
+                owner,
+                recent=await self._store.recent_knowledge(owner, self.options.profile_max_facts),
+                statements=statements,
+                cited=await self._store.facts_by_ids(cited_ids(statements)),
+                max_knowledge=self.options.profile_max_facts,
+            )
+            if update.messages is None:
+                plan = update.without_llm()
+            else:
+                try:
+                    plan = await self._llm.complete_json("profile", update.messages, update.parse)
+                except MalformedAnswerError as exc:
+                    log.warning("skipping a profile update of %s: the LLM's answers never fit: %s", owner, exc)
+                    plan = update.without_llm()
+            await self._apply(plan)
+        except BaseException:
+            self._profile_failed(owner)
+            raise
         return self._count(ConsolidationReport.of(plan, reflection=True))
 
     async def _gather(self, scope: Scope, new_ids: list[str], ended_ids: list[str]) -> Reflection | None:

@@ -16,6 +16,7 @@ from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.consolidation.reflection import ReflectionTracker
 from memadapt_core.consolidation.report import ConsolidationReport
 from memadapt_core.models import MemoryRecord, Scope
+from memadapt_core.profile import profile_scope
 
 __all__ = ["InstructionsHook", "WorkerBase", "WorkerOptions"]
 
@@ -38,6 +39,8 @@ class WorkerOptions(BaseModel):
     resume_limit: int = Field(default=10_000, ge=1, description="scopes with pending messages picked up at start")
     reflect_probes: int = Field(default=10, ge=0, description="new facts whose neighbours join a reflection")
     reflect_max_facts: int = Field(default=60, ge=1, description="facts shown in one reflection call")
+    profile: bool = Field(default=False, description="keep a profile per user (and agent) after facts change")
+    profile_max_facts: int = Field(default=60, ge=1, description="facts and insights shown in one profile update")
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
@@ -45,6 +48,8 @@ class WorkerOptions(BaseModel):
             "batch_size": settings.consolidation_batch,
             "reflect_every": settings.reflect_every,
             "queue_size": settings.queue_size,
+            "profile": settings.tiers.profile,
+            "profile_max_facts": settings.tiers.profile_max_facts,
         }
         return cls.model_validate(values | overrides)
 
@@ -63,6 +68,7 @@ class WorkerBase:
         self._closed = False
         self._failures: dict[Scope, Exception] = {}
         self._totals = ConsolidationReport()
+        self._profile_due: set[Scope] = set()  # profile scopes whose knowledge changed since their last update
 
     @property
     def closing(self) -> bool:
@@ -102,7 +108,31 @@ class WorkerBase:
 
     def _batch_done(self, plan: ConsolidationPlan, *, dropped: int, skipped: bool) -> ConsolidationReport:
         self._tracker.note(plan)
+        self._knowledge_changed(plan)
         return self._count(ConsolidationReport.of(plan, dropped=dropped, skipped=skipped))
+
+    def _knowledge_changed(self, plan: ConsolidationPlan) -> None:
+        """Facts or insights of ``plan``'s scope changed: its profile is due (when profiles are kept)."""
+        if self.options.profile and (plan.records or plan.changed_ids) and not plan.scope.is_empty():
+            if plan.scope.user_id is None and plan.scope.agent_id is None:
+                return  # a session alone has no profile
+            with self._state:
+                self._profile_due.add(profile_scope(plan.scope))
+
+    def _take_profile_due(self, scope: Scope) -> Scope | None:
+        """The profile scope of ``scope`` if it is due (now forgotten: ``_profile_failed`` gives it back)."""
+        if not self.options.profile or (scope.user_id is None and scope.agent_id is None):
+            return None
+        owner = profile_scope(scope)
+        with self._state:
+            if owner not in self._profile_due:
+                return None
+            self._profile_due.discard(owner)
+        return owner
+
+    def _profile_failed(self, owner: Scope) -> None:
+        with self._state:
+            self._profile_due.add(owner)
 
     def _failed(self, scope: Scope, exc: Exception) -> None:
         with self._state:

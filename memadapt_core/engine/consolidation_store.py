@@ -33,6 +33,7 @@ from memadapt_core.record_codec import (
 __all__ = ["AppliedPlan", "knowledge_scope", "pending_filter", "prepare_apply"]
 
 _PENDING_PAGE = 1_000
+_PAGE = 10_000  # statements of one profile
 
 
 def knowledge_scope(scope: Scope) -> Scope:
@@ -60,6 +61,18 @@ def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = Non
 def unreflected_filter(scope: Scope) -> FilterSpec:
     """Valid facts of exactly ``scope`` no reflection has taken (``consolidated`` not set)."""
     return reads.scope_filter(scope, kinds=("fact",), valid_only=True, consolidated=False, exact_scope=True)
+
+
+def profile_filter(scope: Scope) -> FilterSpec:
+    """The valid statements of exactly this profile scope."""
+    return reads.scope_filter(scope, kinds=("profile",), valid_only=True, exact_scope=True)
+
+
+def knowledge_filter(scope: Scope) -> FilterSpec:
+    """What a profile rests on: a user's valid facts and insights (any agent, any session); an agent's own, about
+    no user (``exact_scope``: another user's facts never reach the agent's profile)."""
+    kinds = ("fact", "insight")
+    return reads.scope_filter(scope, kinds=kinds, valid_only=True, exact_scope=scope.user_id is None)
 
 
 def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> list[PointKey]:
@@ -178,6 +191,13 @@ class SyncEngineStore:
     def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
         return [p.id for p in self._s.backend.scroll(unreflected_filter(scope), limit)]
 
+    def profile_statements(self, scope: Scope) -> list[MemoryRecord]:
+        return [record_from_payload(p.id, p.payload) for p in self._s.backend.scroll(profile_filter(scope), _PAGE)]
+
+    def recent_knowledge(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = self._s.backend.scroll(knowledge_filter(scope), limit, descending=True)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
         applied = prepare_apply(plan, s.backend.retrieve(plan.changed_ids))
@@ -222,6 +242,14 @@ class AsyncEngineStore:
 
     async def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
         return [p.id for p in await self._run(self._s.backend.scroll, unreflected_filter(scope), limit)]
+
+    async def profile_statements(self, scope: Scope) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, profile_filter(scope), _PAGE)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def recent_knowledge(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, knowledge_filter(scope), limit, descending=True)
+        return [record_from_payload(p.id, p.payload) for p in points]
 
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s

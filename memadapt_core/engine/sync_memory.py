@@ -231,7 +231,7 @@ class Memory(MemoryBase):
         return tiers.recent_records(self._live(), flt, n)
 
     def profile(
-        self, *, user_id: str | None = None, agent_id: str | None = None, as_of: datetime | None = None
+        self, *, user_id: str | None = None, agent_id: str | None = None, as_of: datetime | str | None = None
     ) -> UserProfile:
         """The user's profile (or, with only ``agent_id``, the agent's), as it stands now or stood at ``as_of``."""
         plan = tiers.plan_profile(user_id=user_id, agent_id=agent_id, as_of=as_of)

@@ -39,7 +39,7 @@ _ERRORS = {
     "413": _json(_ref("Error"), "the body is over the size limit (2 MB by default)"),
     "422": _json(_ref("Error"), "bad input; `field` names what to fix"),
 }
-_KINDS = {"type": "array", "items": {"type": "string", "enum": ["message", "fact", "insight"]}}
+_KINDS = {"type": "array", "items": {"type": "string", "enum": ["message", "fact", "insight", "profile"]}}
 _RECORD_OUT = _json(_ref("MemoryRecord"))
 _NOT_FOUND = {"404": _json(_ref("Error"), "no such memory in the token's scope")}
 
@@ -53,7 +53,7 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": _body(
                     {
                         "messages": {"description": "a string, a message object {role, content, ...} or a list"},
-                        "kind": {"type": "string", "enum": ["message", "fact", "insight"]},
+                        "kind": {"type": "string", "enum": ["message", "fact", "insight", "profile"]},
                         "metadata": {"type": "object"},
                         "observed_at": {"type": "string", "format": "date-time"},
                         "on_conflict": {"type": "string", "enum": ["skip", "replace"]},
