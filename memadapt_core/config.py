@@ -180,8 +180,16 @@ class TierSettings(BaseModel):
     profile: bool = Field(False, description="with an LLM: consolidation keeps a profile per user (and per agent)")
     profile_max_facts: int = Field(60, ge=1, description="facts and insights shown in one profile update call")
     profile_block: int = Field(12, ge=0, description="profile statements format_context(profile=...) shows")
-    assistant_knowledge: bool = Field(
-        True, description="facts about the assistant itself go to the agent's scope (when the scope has an agent)"
+    heat: bool = Field(False, description="count each record's retrievals (visits, last access) for its heat")
+    heat_visit_weight: float = Field(1.0, ge=0, description="heat per retrieval into a context")
+    heat_length_weight: float = Field(1.0, ge=0, description="heat per turn of the interaction behind a record")
+    heat_recency_weight: float = Field(1.0, ge=0, description="heat of a record used (or said) just now")
+    heat_half_life_hours: float = Field(168.0, gt=0, description="hours in which the recency part halves")
+    heat_threshold: float | None = Field(
+        None, ge=0, description="with an LLM: consolidate a pending segment only once its heat reaches this"
+    )
+    knowledge_capacity: int | None = Field(
+        None, ge=1, description="valid facts kept in search per user (or agent); the coldest beyond are archived"
     )
 
 

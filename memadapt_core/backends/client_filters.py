@@ -10,6 +10,7 @@ from typing import Any
 from qdrant_client import models as qm
 
 from memadapt_core.filters import FilterSpec
+from memadapt_core.models import KINDS
 
 __all__ = ["client_filter"]
 
@@ -30,7 +31,7 @@ def client_filter(flt: FilterSpec) -> qm.Filter:
     if flt.kinds is not None:
         must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list(flt.kinds))))
     elif flt.user_id is None and flt.agent_id is None and flt.session_id is None:
-        must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=["message", "fact", "insight"])))
+        must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list(KINDS))))
     if flt.valid_only:
         must.append(qm.IsEmptyCondition(is_empty=qm.PayloadField(key="valid_to")))
     if flt.observed_from is not None or flt.observed_to is not None:
@@ -50,6 +51,10 @@ def client_filter(flt: FilterSpec) -> qm.Filter:
         must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
     elif flt.consolidated is not None:  # not marked: 0, or absent (facts no reflection has taken)
         must_not.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
+    if flt.archived:
+        must.append(qm.FieldCondition(key="archived", match=qm.MatchValue(value=1)))
+    elif flt.archived is not None:  # not archived: absent (memadapt_core.engine.capacity)
+        must_not.append(qm.FieldCondition(key="archived", match=qm.MatchValue(value=1)))
     for cond in flt.metadata:
         key = f"metadata.{cond.key}"
         if cond.op == "eq":

@@ -20,6 +20,7 @@ class ConsolidationReport:
     skipped_batches: int = 0  # batches whose answers never fit: messages marked, nothing else applied
     skipped_reflections: int = 0
     profile: int = 0  # profile statements stored (new or rewritten)
+    cold: int = 0  # pending segments left for later: their heat was under tiers.heat_threshold
 
     @classmethod
     def of(

@@ -52,6 +52,11 @@ class ConsolidationStore(Protocol):
         an agent's own, about no user), newest first."""
         ...
 
+    async def heat(self, messages: list[MemoryRecord]) -> float:
+        """The heat of a pending segment (``memadapt_core.heat.segment_heat``), visits not yet written included.
+        Called only with a heat threshold."""
+        ...
+
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         """Carry out ``plan`` and return the records it created.
 
@@ -80,5 +85,7 @@ class SyncConsolidationStore(Protocol):
     def profile_statements(self, scope: Scope) -> list[MemoryRecord]: ...
 
     def recent_knowledge(self, scope: Scope, limit: int) -> list[MemoryRecord]: ...
+
+    def heat(self, messages: list[MemoryRecord]) -> float: ...
 
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]: ...

@@ -159,6 +159,9 @@ class ConsolidationWorker(WorkerBase):
         report = ConsolidationReport()
         done: set[str] = set()
         while messages := await self._store.pending_messages(scope, self.options.batch_size):
+            if self.options.heat_threshold is not None and self._cold(scope, await self._store.heat(messages)):
+                report += ConsolidationReport(cold=1)
+                break
             if done.intersection(m.id for m in messages):
                 msg = "consolidation: the store lists messages as pending after apply() marked them"
                 raise StoreError(msg)

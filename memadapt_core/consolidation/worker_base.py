@@ -41,6 +41,7 @@ class WorkerOptions(BaseModel):
     reflect_max_facts: int = Field(default=60, ge=1, description="facts shown in one reflection call")
     profile: bool = Field(default=False, description="keep a profile per user (and agent) after facts change")
     profile_max_facts: int = Field(default=60, ge=1, description="facts and insights shown in one profile update")
+    heat_threshold: float | None = Field(default=None, ge=0, description="consolidate only segments this hot")
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
@@ -50,6 +51,7 @@ class WorkerOptions(BaseModel):
             "queue_size": settings.queue_size,
             "profile": settings.tiers.profile,
             "profile_max_facts": settings.tiers.profile_max_facts,
+            "heat_threshold": settings.tiers.heat_threshold,
         }
         return cls.model_validate(values | overrides)
 
@@ -133,6 +135,14 @@ class WorkerBase:
     def _profile_failed(self, owner: Scope) -> None:
         with self._state:
             self._profile_due.add(owner)
+
+    def _cold(self, scope: Scope, heat: float | None) -> bool:
+        """A segment under the heat threshold waits (no LLM call) until retrieval or more turns warm it."""
+        if heat is None or self.options.heat_threshold is None or heat >= self.options.heat_threshold:
+            return False
+        log.debug("consolidation of %s waits: heat %.2f under %.2f", scope, heat, self.options.heat_threshold)
+        self._count(ConsolidationReport(cold=1))
+        return True
 
     def _failed(self, scope: Scope, exc: Exception) -> None:
         with self._state:

@@ -81,6 +81,7 @@ class AsyncMemory(MemoryBase):
             await worker.close(drain=True)
             await self._llm.close()
         if self._owner and not self._resources.closed:
+            await asyncio.to_thread(tiers.write_visits, self._resources)
             await self._resources.embedder.aclose()
             await asyncio.to_thread(self._resources.close)
 
@@ -152,16 +153,17 @@ class AsyncMemory(MemoryBase):
         limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
         time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
         filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
+        include_archived: bool = False,
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
         r = self._live()
         plan = reads.plan_search(
             r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
             threshold=threshold, time_range=time_range, now=now, filters=filters,
-            include_superseded=include_superseded, as_of=as_of,
+            include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
         )  # fmt: skip
         hits = await self._run(backend_steps.search, r, plan, await r.embedder.aembed_query(plan.query))
-        return r.hooks.rerank(plan.query, hits) if hits else []
+        return tiers.noted(r, r.hooks.rerank(plan.query, hits)) if hits else []
 
     async def search_many(
         self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
@@ -201,13 +203,13 @@ class AsyncMemory(MemoryBase):
     async def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, limit: int = 50, cursor: str | None = None,
-        filters: dict[str, Any] | None = None,
+        filters: dict[str, Any] | None = None, include_archived: bool = False,
     ) -> Page:  # fmt: skip
-        """Records of a scope, oldest first (``observed_at``), a page at a time."""
+        """Records of a scope, oldest first (``observed_at``), a page at a time (archived ones on request)."""
         r = self._live()
         plan = reads.plan_list(
             r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
-            cursor=cursor, filters=filters,
+            cursor=cursor, filters=filters, include_archived=include_archived,
         )  # fmt: skip
         return await self._run(backend_steps.list_page, r, plan)
 
@@ -236,7 +238,7 @@ class AsyncMemory(MemoryBase):
         r = self._live()
         plan = reads.plan_list(
             r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=1,
-            cursor=None, filters=filters,
+            cursor=None, filters=filters, include_archived=True,
         )  # fmt: skip
         return await self._run(r.backend.count, plan.flt)
 
@@ -283,6 +285,7 @@ class AsyncMemory(MemoryBase):
         if (worker := self._consolidator()) is not None:
             await worker.start()
             await worker.flush()
+        await self._run(tiers.write_visits, r, heavy=True)
         await self._run(r.backend.flush, heavy=True)
 
     async def consolidate(

@@ -16,8 +16,10 @@ from typing import Any
 from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPoint
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.engine import reads
+from memadapt_core.engine.capacity import archive_coldest
 from memadapt_core.engine.resources import Resources
 from memadapt_core.filters import FilterSpec
+from memadapt_core.heat import segment_heat
 from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
 from memadapt_core.record_codec import (
     dense_text,
@@ -162,6 +164,14 @@ def notify(store: Resources, applied: AppliedPlan) -> None:
             store.hooks.on_superseded(old, new_by_id[new_id])
 
 
+def heat_of(store: Resources, messages: list[MemoryRecord]) -> float:
+    """A segment's heat with the visits search counted and not yet written."""
+    counted = [(m, store.access.pending(m.id)) for m in messages]
+    current = [m if v is None else m.model_copy(update={"visits": m.visits + v.count, "last_access": v.last})
+               for m, v in counted]  # fmt: skip
+    return segment_heat(current, utcnow(), store.settings.tiers)
+
+
 class SyncEngineStore:
     """``SyncConsolidationStore`` over a ``Resources`` (used by the thread worker of ``Memory``)."""
 
@@ -198,6 +208,9 @@ class SyncEngineStore:
         points = self._s.backend.scroll(knowledge_filter(scope), limit, descending=True)
         return [record_from_payload(p.id, p.payload) for p in points]
 
+    def heat(self, messages: list[MemoryRecord]) -> float:
+        return heat_of(self._s, messages)
+
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
         applied = prepare_apply(plan, s.backend.retrieve(plan.changed_ids))
@@ -205,6 +218,8 @@ class SyncEngineStore:
             s.backend.upsert(new_points(s, applied, s.embed_documents(applied.dense_texts)))
         for old_id, update in applied.ended:
             s.backend.set_payload([old_id], update)
+        if any(r.kind == "fact" for r in plan.records):
+            archive_coldest(s, plan.scope)
         if plan.consolidated_ids:
             s.backend.set_payload(plan.consolidated_ids, {"consolidated": 1})  # last: nothing is lost
         notify(s, applied)
@@ -251,6 +266,9 @@ class AsyncEngineStore:
         points = await self._run(self._s.backend.scroll, knowledge_filter(scope), limit, descending=True)
         return [record_from_payload(p.id, p.payload) for p in points]
 
+    async def heat(self, messages: list[MemoryRecord]) -> float:
+        return heat_of(self._s, messages)
+
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
         applied = prepare_apply(plan, await self._run(s.backend.retrieve, plan.changed_ids))
@@ -259,6 +277,8 @@ class AsyncEngineStore:
             await self._run(s.backend.upsert, new_points(s, applied, dense))
         for old_id, update in applied.ended:
             await self._run(s.backend.set_payload, [old_id], update)
+        if any(r.kind == "fact" for r in plan.records):
+            await self._run(archive_coldest, s, plan.scope)
         if plan.consolidated_ids:
             await self._run(s.backend.set_payload, plan.consolidated_ids, {"consolidated": 1})
         notify(s, applied)

@@ -8,16 +8,20 @@ from datetime import datetime
 
 from memadapt_core.filters import FilterSpec
 from memadapt_core.formatting import render_profile, render_recent
+from memadapt_core.heat import just_visited_heat
 from memadapt_core.models import MemoryRecord, Scope, SearchHit
 from memadapt_core.plugins import Hooks
 from memadapt_core.profile import UserProfile, assemble_profile, profile_scope
-from memadapt_core.record_codec import record_from_payload
+from memadapt_core.record_codec import iso, record_from_payload, utcnow
 from memadapt_core.validation import parse_limit, parse_moment, parse_scope
 
 from . import reads
 from .resources import Resources
 
-__all__ = ["ProfilePlan", "context_with_tiers", "plan_profile", "plan_recent", "profile_filter", "recent_records"]
+__all__ = [
+    "ProfilePlan", "context_with_tiers", "noted", "plan_profile", "plan_recent", "profile_filter", "recent_records",
+    "write_visits",
+]  # fmt: skip
 
 PROFILE_MAX_STATEMENTS = 10_000  # every statement a profile ever had, valid or ended, read at once
 
@@ -78,3 +82,32 @@ def context_with_tiers(
         hooks.format_context(query, rest) if rest else "",
     ]
     return "\n".join(b for b in blocks if b)
+
+
+def noted(r: Resources, hits: list[SearchHit]) -> list[SearchHit]:
+    """With ``tiers.heat`` on: count the hits' visits in memory (written later by ``write_visits``) and show each
+    hit's heat in ``scores["heat"]``. No I/O: the search's latency does not change beyond a few dict operations."""
+    if not r.settings.tiers.heat or not hits:
+        return hits
+    tiers = r.settings.tiers
+    for hit, unwritten in zip(hits, r.access.note(hits, utcnow()), strict=True):
+        hit.scores["heat"] = just_visited_heat(hit.record, unwritten, tiers)
+    return hits
+
+
+def write_visits(r: Resources) -> None:
+    """Add the visits counted since the last write to the records' payloads (``visits``, ``last_access``), under
+    the store lock; on a failure they are given back to be written next time."""
+    visits = r.access.drain()
+    if not visits:
+        return
+    try:
+        with r.lock:
+            stored = {p.id: p.payload for p in r.backend.retrieve(list(visits))}
+            for rid, seen in visits.items():
+                if rid in stored:  # deleted since: nothing to count
+                    total = int(stored[rid].get("visits") or 0) + seen.count
+                    r.backend.set_payload([rid], {"visits": total, "last_access": iso(seen.last)})
+    except BaseException:
+        r.access.give_back(visits)
+        raise
