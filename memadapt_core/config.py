@@ -180,6 +180,9 @@ class TierSettings(BaseModel):
     profile: bool = Field(False, description="with an LLM: consolidation keeps a profile per user (and per agent)")
     profile_max_facts: int = Field(60, ge=1, description="facts and insights shown in one profile update call")
     profile_block: int = Field(12, ge=0, description="profile statements format_context(profile=...) shows")
+    assistant_knowledge: bool = Field(
+        True, description="what the assistant says about itself goes to the agent's scope (scopes with an agent)"
+    )
     heat: bool = Field(False, description="count each record's retrievals (visits, last access) for its heat")
     heat_visit_weight: float = Field(1.0, ge=0, description="heat per retrieval into a context")
     heat_length_weight: float = Field(1.0, ge=0, description="heat per turn of the interaction behind a record")

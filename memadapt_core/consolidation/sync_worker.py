@@ -181,7 +181,7 @@ class SyncConsolidationWorker(WorkerBase):
                 self._tracker.seed(scope, self._store.unreflected_facts(scope, self.options.reflect_max_facts))
             if self._tracker.due(scope, self.options.reflect_every):
                 report += self._reflect(scope)
-        if (owner := self._take_profile_due(scope)) is not None:
+        for owner in self._take_profile_due(scope):
             report += self._profile(owner)
         return report
 
@@ -192,20 +192,27 @@ class SyncConsolidationWorker(WorkerBase):
             result = self._llm.complete_json("extract", extraction.messages, extraction.parse)
             dropped = result.dropped
             limit = self.options.candidates
-            neighbours = [self._store.similar_facts(fact.text, scope, limit) for fact in result.facts]
-            reconciliation = build_reconciliation(result.facts, neighbours, [m.id for m in messages])
-            if reconciliation.messages is None:
-                decisions = reconciliation.without_llm()
-            else:
-                self._check_stopping()
-                decisions = self._llm.complete_json("reconcile", reconciliation.messages, reconciliation.parse)
-            plan = plan_facts(scope, messages, result.facts, decisions)
+            plans = []
+            for owner, facts in self._owners(scope, result.facts):  # the agent's share first: ``scope``'s marks
+                neighbours = [self._store.similar_facts(fact.text, owner, limit) for fact in facts]
+                reconciliation = build_reconciliation(facts, neighbours, [m.id for m in messages])
+                if reconciliation.messages is None:
+                    decisions = reconciliation.without_llm()
+                else:
+                    self._check_stopping()
+                    asked = reconciliation.messages
+                    decisions = self._llm.complete_json("reconcile", asked, reconciliation.parse)
+                plans.append(plan_facts(owner, messages if owner == scope else [], facts, decisions))
         except MalformedAnswerError as exc:
             log.warning("skipping %d messages of %s: the LLM's answers never fit: %s", len(messages), scope, exc)
-            plan, skipped = skip_plan(scope, messages), True
-        self._check_stopping()
-        self._store.apply(plan)
-        return self._batch_done(plan, dropped=dropped, skipped=skipped)
+            plans, skipped = [skip_plan(scope, messages)], True
+        report = ConsolidationReport()
+        for plan in plans:  # the messages are marked by the last: a crash before replays the batch (same ids)
+            self._check_stopping()
+            self._store.apply(plan)
+            last = plan is plans[-1]
+            report += self._batch_done(plan, dropped=dropped if last else 0, skipped=skipped and last)
+        return report
 
     def _reflect(self, scope: Scope) -> ConsolidationReport:
         new_ids, ended_ids = self._tracker.take(scope)

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memadapt_core.config import MemorySettings
-from memadapt_core.consolidation.extraction import Extraction, build_extraction
+from memadapt_core.consolidation.extraction import Extraction, Fact, build_extraction
 from memadapt_core.consolidation.llm_base import LLMClientBase
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.consolidation.reflection import ReflectionTracker
@@ -42,6 +42,7 @@ class WorkerOptions(BaseModel):
     profile: bool = Field(default=False, description="keep a profile per user (and agent) after facts change")
     profile_max_facts: int = Field(default=60, ge=1, description="facts and insights shown in one profile update")
     heat_threshold: float | None = Field(default=None, ge=0, description="consolidate only segments this hot")
+    assistant_knowledge: bool = Field(default=True, description="facts about the assistant go to the agent's scope")
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
@@ -52,6 +53,7 @@ class WorkerOptions(BaseModel):
             "profile": settings.tiers.profile,
             "profile_max_facts": settings.tiers.profile_max_facts,
             "heat_threshold": settings.tiers.heat_threshold,
+            "assistant_knowledge": settings.tiers.assistant_knowledge,
         }
         return cls.model_validate(values | overrides)
 
@@ -121,16 +123,29 @@ class WorkerBase:
             with self._state:
                 self._profile_due.add(profile_scope(plan.scope))
 
-    def _take_profile_due(self, scope: Scope) -> Scope | None:
-        """The profile scope of ``scope`` if it is due (now forgotten: ``_profile_failed`` gives it back)."""
-        if not self.options.profile or (scope.user_id is None and scope.agent_id is None):
-            return None
-        owner = profile_scope(scope)
+    def _take_profile_due(self, scope: Scope) -> list[Scope]:
+        """The profiles ``scope`` feeds that are due (the user's, the agent's), now forgotten (``_profile_failed``
+        gives one back)."""
+        if not self.options.profile:
+            return []
+        owners = [profile_scope(scope)] if scope.user_id is not None or scope.agent_id is not None else []
+        if scope.agent_id is not None and scope.user_id is not None:
+            owners.append(Scope(agent_id=scope.agent_id))
         with self._state:
-            if owner not in self._profile_due:
-                return None
-            self._profile_due.discard(owner)
-        return owner
+            due = [o for o in owners if o in self._profile_due]
+            self._profile_due.difference_update(due)
+        return due
+
+    def _owners(self, scope: Scope, facts: Sequence[Fact]) -> list[tuple[Scope, list[Fact]]]:
+        """Where each fact goes: what the assistant says about itself to the agent's own scope (recalled for the
+        agent across users), the rest to ``scope``; ``scope``'s share last (its plan marks the messages)."""
+        mine = [f for f in facts if f.about != "assistant" or not self._agent_knowledge(scope)]
+        agents = [f for f in facts if f.about == "assistant" and self._agent_knowledge(scope)]
+        parts = [(Scope(agent_id=scope.agent_id), agents)] if agents else []
+        return [*parts, (scope, mine)]
+
+    def _agent_knowledge(self, scope: Scope) -> bool:
+        return self.options.assistant_knowledge and scope.agent_id is not None and scope.user_id is not None
 
     def _profile_failed(self, owner: Scope) -> None:
         with self._state:

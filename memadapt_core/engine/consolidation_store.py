@@ -77,6 +77,13 @@ def knowledge_filter(scope: Scope) -> FilterSpec:
     return reads.scope_filter(scope, kinds=kinds, valid_only=True, exact_scope=scope.user_id is None)
 
 
+def own_records(scope: Scope, records: list[MemoryRecord]) -> list[MemoryRecord]:
+    """An agent's own knowledge (no user in ``scope``) is never compared with, or superseding, a user's facts."""
+    if scope.user_id is not None:
+        return records
+    return [r for r in records if r.user_id is None]
+
+
 def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> list[PointKey]:
     """The first ``limit`` distinct candidates, dense ones first."""
     return list(dict.fromkeys(key for key, _ in [*dense, *sparse]))[:limit]
@@ -188,7 +195,7 @@ class SyncEngineStore:
         s = self._s
         dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), facts_filter(scope), limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(keys, s.backend.points(keys))
+        return own_records(scope, records_in_order(keys, s.backend.points(keys)))
 
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in self._s.backend.retrieve(ids)}
@@ -245,7 +252,7 @@ class AsyncEngineStore:
         qvec = await s.embedder.aembed_query(text)
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), facts_filter(scope), limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(keys, await self._run(s.backend.points, keys))
+        return own_records(scope, records_in_order(keys, await self._run(s.backend.points, keys)))
 
     async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in await self._run(self._s.backend.retrieve, ids)}
