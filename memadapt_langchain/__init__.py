@@ -2,6 +2,7 @@
 memory tools, all over one memadapt engine."""
 
 from .chat_history import MemadaptChatMessageHistory
+from .profile_retriever import MemadaptProfileRetriever
 from .retriever import MemadaptRetriever
 from .store import MemadaptStore
 from .tools import create_save_memory_tool, create_search_memory_tool
@@ -9,6 +10,7 @@ from .vectorstore import MemadaptVectorStore
 
 __all__ = [
     "MemadaptChatMessageHistory",
+    "MemadaptProfileRetriever",
     "MemadaptRetriever",
     "MemadaptStore",
     "MemadaptVectorStore",

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_public_names_are_pinned() -> None:
     assert memadapt_langchain.__all__ == [
         "MemadaptChatMessageHistory",
+        "MemadaptProfileRetriever",
         "MemadaptRetriever",
         "MemadaptStore",
         "MemadaptVectorStore",
