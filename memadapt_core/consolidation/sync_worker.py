@@ -172,6 +172,7 @@ class SyncConsolidationWorker(WorkerBase):
             if self.options.heat_threshold is not None and self._cold(scope, self._store.heat(messages)):
                 report += ConsolidationReport(cold=1)
                 break
+            self._check_budget(scope)
             if done.intersection(m.id for m in messages):
                 msg = "consolidation: the store lists messages as pending after apply() marked them"
                 raise StoreError(msg)
@@ -189,6 +190,7 @@ class SyncConsolidationWorker(WorkerBase):
         extraction = self._extraction(scope, messages)
         dropped, skipped = 0, False
         try:
+            self._spend()
             result = self._llm.complete_json("extract", extraction.messages, extraction.parse)
             dropped = result.dropped
             limit = self.options.candidates
@@ -201,6 +203,7 @@ class SyncConsolidationWorker(WorkerBase):
                 else:
                     self._check_stopping()
                     asked = reconciliation.messages
+                    self._spend()
                     decisions = self._llm.complete_json("reconcile", asked, reconciliation.parse)
                 plans.append(plan_facts(owner, messages if owner == scope else [], facts, decisions))
         except MalformedAnswerError as exc:
@@ -220,6 +223,7 @@ class SyncConsolidationWorker(WorkerBase):
             reflection = self._gather(scope, new_ids, ended_ids)
             if reflection is None:
                 return ConsolidationReport()
+            self._spend()
             plan = self._llm.complete_json("reflect", reflection.messages, reflection.parse)
             self._check_stopping()
         except MalformedAnswerError as exc:
@@ -248,6 +252,7 @@ class SyncConsolidationWorker(WorkerBase):
                 plan = update.without_llm()
             else:
                 try:
+                    self._spend()
                     plan = self._llm.complete_json("profile", update.messages, update.parse)
                 except MalformedAnswerError as exc:
                     log.warning("skipping a profile update of %s: the LLM's answers never fit: %s", owner, exc)

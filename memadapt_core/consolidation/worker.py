@@ -162,6 +162,7 @@ class ConsolidationWorker(WorkerBase):
             if self.options.heat_threshold is not None and self._cold(scope, await self._store.heat(messages)):
                 report += ConsolidationReport(cold=1)
                 break
+            self._check_budget(scope)
             if done.intersection(m.id for m in messages):
                 msg = "consolidation: the store lists messages as pending after apply() marked them"
                 raise StoreError(msg)
@@ -179,6 +180,7 @@ class ConsolidationWorker(WorkerBase):
         extraction = self._extraction(scope, messages)
         dropped, skipped = 0, False
         try:
+            self._spend()
             result = await self._llm.complete_json("extract", extraction.messages, extraction.parse)
             dropped = result.dropped
             limit = self.options.candidates
@@ -189,6 +191,7 @@ class ConsolidationWorker(WorkerBase):
                 if reconciliation.messages is None:
                     decisions = reconciliation.without_llm()
                 else:
+                    self._spend()
                     decisions = await self._llm.complete_json(
                         "reconcile", reconciliation.messages, reconciliation.parse
                     )
@@ -209,6 +212,7 @@ class ConsolidationWorker(WorkerBase):
             reflection = await self._gather(scope, new_ids, ended_ids)
             if reflection is None:
                 return ConsolidationReport()
+            self._spend()
             plan = await self._llm.complete_json("reflect", reflection.messages, reflection.parse)
         except MalformedAnswerError as exc:
             log.warning("skipping a reflection of %s: the LLM's answers never fit: %s", scope, exc)
@@ -236,6 +240,7 @@ class ConsolidationWorker(WorkerBase):
                 plan = update.without_llm()
             else:
                 try:
+                    self._spend()
                     plan = await self._llm.complete_json("profile", update.messages, update.parse)
                 except MalformedAnswerError as exc:
                     log.warning("skipping a profile update of %s: the LLM's answers never fit: %s", owner, exc)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,12 +17,18 @@ from memadapt_core.consolidation.llm_base import LLMClientBase
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.consolidation.reflection import ReflectionTracker
 from memadapt_core.consolidation.report import ConsolidationReport
+from memadapt_core.errors import LLMError
 from memadapt_core.models import MemoryRecord, Scope
 from memadapt_core.profile import profile_scope
 
-__all__ = ["InstructionsHook", "WorkerBase", "WorkerOptions"]
+__all__ = ["BudgetExhaustedError", "InstructionsHook", "WorkerBase", "WorkerOptions"]
 
 log = logging.getLogger("memadapt.consolidation")
+
+
+class BudgetExhaustedError(LLMError):
+    """The budget of LLM calls per hour is spent: the batch waits, its messages stay pending."""
+
 
 InstructionsHook = Callable[[Scope], Sequence[str]]
 """Extra extraction instructions for a scope (the engine passes ``memadapt_extraction_instructions``)."""
@@ -43,6 +51,7 @@ class WorkerOptions(BaseModel):
     profile_max_facts: int = Field(default=60, ge=1, description="facts and insights shown in one profile update")
     heat_threshold: float | None = Field(default=None, ge=0, description="consolidate only segments this hot")
     assistant_knowledge: bool = Field(default=True, description="facts about the assistant go to the agent's scope")
+    llm_calls_per_hour: int | None = Field(default=None, ge=1, description="batches wait once this many calls ran")
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
@@ -54,6 +63,7 @@ class WorkerOptions(BaseModel):
             "profile_max_facts": settings.tiers.profile_max_facts,
             "heat_threshold": settings.tiers.heat_threshold,
             "assistant_knowledge": settings.tiers.assistant_knowledge,
+            "llm_calls_per_hour": settings.tiers.llm_calls_per_hour,
         }
         return cls.model_validate(values | overrides)
 
@@ -72,6 +82,7 @@ class WorkerBase:
         self._closed = False
         self._failures: dict[Scope, Exception] = {}
         self._totals = ConsolidationReport()
+        self._calls: deque[float] = deque()  # when the LLM calls of the last hour started (monotonic)
         self._profile_due: set[Scope] = set()  # profile scopes whose knowledge changed since their last update
 
     @property
@@ -158,6 +169,25 @@ class WorkerBase:
         log.debug("consolidation of %s waits: heat %.2f under %.2f", scope, heat, self.options.heat_threshold)
         self._count(ConsolidationReport(cold=1))
         return True
+
+    def _spend(self) -> None:
+        """One LLM call is about to start: it counts against ``llm_calls_per_hour``."""
+        with self._state:
+            self._calls.append(time.monotonic())
+
+    def _check_budget(self, scope: Scope) -> None:
+        """Before a batch: ``BudgetExhaustedError`` once the last hour's calls reached the budget (the messages stay
+        pending; the worker tries again after ``retry_delay``, as after an outage)."""
+        budget = self.options.llm_calls_per_hour
+        if budget is None:
+            return
+        with self._state:
+            while self._calls and self._calls[0] < time.monotonic() - 3600:
+                self._calls.popleft()
+            spent = len(self._calls)
+        if spent >= budget:
+            msg = f"consolidation of {scope} waits: {spent} LLM calls in the last hour (llm_calls_per_hour {budget})"
+            raise BudgetExhaustedError(msg)
 
     def _failed(self, scope: Scope, exc: Exception) -> None:
         with self._state:
