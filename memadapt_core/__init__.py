@@ -1,6 +1,6 @@
 """memadapt_core: long-term memory for LLM agents on Qdrant, framework-neutral."""
 
-from .config import EmbedderSettings, LLMSettings, MemorySettings, RetrievalSettings
+from .config import EmbedderSettings, LLMSettings, MemorySettings, RetrievalSettings, TierSettings
 from .embedders.base import Embedder
 from .engine import AsyncMemory, Memory
 from .errors import (
@@ -18,6 +18,7 @@ from .errors import (
 from .formatting import BLOCK_END, BLOCK_START
 from .hookspecs import hookimpl
 from .models import JSON, HistoryEvent, Kind, MemoryRecord, Page, Scope, ScopeIds, SearchHit
+from .profile import ProfileStatement, UserProfile
 from .validation import fit_query, parse_json_object
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "MemorySettings",
     "Page",
     "PluginError",
+    "ProfileStatement",
     "RetrievalSettings",
     "Scope",
     "ScopeIds",
@@ -47,6 +49,8 @@ __all__ = [
     "StoreFullError",
     "StoreLockedError",
     "StoreUnavailableError",
+    "TierSettings",
+    "UserProfile",
     "ValidationError",
     "fit_query",
     "hookimpl",

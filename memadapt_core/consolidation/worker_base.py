@@ -128,9 +128,9 @@ class WorkerBase:
 
     def _knowledge_changed(self, plan: ConsolidationPlan) -> None:
         """Facts or insights of ``plan``'s scope changed: its profile is due (when profiles are kept)."""
-        if self.options.profile and (plan.records or plan.changed_ids) and not plan.scope.is_empty():
-            if plan.scope.user_id is None and plan.scope.agent_id is None:
-                return  # a session alone has no profile
+        if plan.scope.user_id is None and plan.scope.agent_id is None:
+            return  # a session alone has no profile
+        if self.options.profile and (plan.records or plan.changed_ids):
             with self._state:
                 self._profile_due.add(profile_scope(plan.scope))
 

@@ -91,7 +91,7 @@ def test_public_surface_is_pinned() -> None:
         "EmbeddingError", "HistoryEvent", "Kind", "LLMError", "LLMSettings", "MemadaptError", "Memory",
         "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "ScopeIds", "SearchHit",
         "StoreError", "StoreFullError", "StoreLockedError", "StoreUnavailableError", "ValidationError", "hookimpl",
-        "JSON", "fit_query", "parse_json_object",
+        "JSON", "fit_query", "parse_json_object", "ProfileStatement", "TierSettings", "UserProfile",
     }  # fmt: skip
     for name in memadapt_core.__all__:
         assert hasattr(memadapt_core, name), name
