@@ -46,7 +46,6 @@ NOTES: dict[str, str] = {
     "embedder.api_key": "openai: the endpoint's key (else `OPENAI_API_KEY`)",
     "embedder.model_path": "fastembed: a local ONNX model folder",
     "embedder.timeout": "seconds per embedding request (openai)",
-    "retrieval.dense_weight": "weight of the dense (meaning) signal in the fused score",
     "retrieval.sparse_weight": "weight of the BM25 (words) signal in the fused score",
     "retrieval.date_window_before_days": "days before a date named in the query that earn the date boost",
     "retrieval.date_window_after_days": "days after an absolute date named in the query that earn the date boost",

@@ -2,7 +2,8 @@
 
 - `MemadaptMemoryService` (`memadapt_agentscope.runtime`): agentscope-runtime 1.0.x's ``MemoryService``
   (imports with or without the runtime).
-- `MemadaptMiddleware`, `memadapt_middleware_factory`, `memadapt_tools_factory` (`memadapt_agentscope.agentscope2`):
+- `MemadaptMiddleware`, `MemadaptExperienceMiddleware` (task memory), `memadapt_middleware_factory`,
+  `memadapt_tools_factory` (`memadapt_agentscope.agentscope2`):
   AgentScope 2.x (``pip install 'memadapt[agentscope]'``).
 - `MemadaptLongTermMemory` (`memadapt_agentscope.agentscope1`): AgentScope 1.x's ``LongTermMemoryBase``
   (``pip install 'memadapt[agentscope-runtime]'``).
@@ -20,9 +21,15 @@ from .runtime import MemadaptMemoryService
 
 if TYPE_CHECKING:
     from .agentscope1 import MemadaptLongTermMemory
-    from .agentscope2 import MemadaptMiddleware, memadapt_middleware_factory, memadapt_tools_factory
+    from .agentscope2 import (
+        MemadaptExperienceMiddleware,
+        MemadaptMiddleware,
+        memadapt_middleware_factory,
+        memadapt_tools_factory,
+    )
 
 __all__ = [
+    "MemadaptExperienceMiddleware",
     "MemadaptLongTermMemory",
     "MemadaptMemoryService",
     "MemadaptMiddleware",
@@ -31,6 +38,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "MemadaptExperienceMiddleware": ".agentscope2",
     "MemadaptLongTermMemory": ".agentscope1",
     "MemadaptMiddleware": ".agentscope2",
     "memadapt_middleware_factory": ".agentscope2",

@@ -4,6 +4,7 @@ The AG2 capability lives in `memadapt_autogen.ag2` (it needs the ``ag2`` extra).
 """
 
 from .config import MemadaptMemoryConfig
+from .experience import MemadaptExperienceMemory
 from .memory import MemadaptMemory
 
-__all__ = ["MemadaptMemory", "MemadaptMemoryConfig"]
+__all__ = ["MemadaptExperienceMemory", "MemadaptMemory", "MemadaptMemoryConfig"]

@@ -11,6 +11,8 @@ try:
         HandoffMessage,
         MultiModalMessage,
         StopMessage,
+        ToolCallExecutionEvent,
+        ToolCallRequestEvent,
     )
     from autogen_core import CancellationToken, Component, Image
     from autogen_core.memory import (
@@ -41,6 +43,8 @@ __all__ = [
     "MultiModalMessage",
     "StopMessage",
     "SystemMessage",
+    "ToolCallExecutionEvent",
+    "ToolCallRequestEvent",
     "UpdateContextResult",
     "UserMessage",
 ]

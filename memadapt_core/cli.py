@@ -21,7 +21,7 @@ import pydantic
 
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
-from .models import MemoryRecord, SearchHit
+from .models import KINDS, MemoryRecord, SearchHit
 
 __all__ = ["EXIT_CODES", "main"]
 
@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add", parents=after, help="store a message or a fact")
     add.add_argument("text")
     _scope_args(add)
-    add.add_argument("--kind", default="message", choices=["message", "fact", "insight"])
+    add.add_argument("--kind", default="message", choices=list(KINDS))
     add.add_argument("--role", default="user")
     add.add_argument("--name")
     add.add_argument("--id", dest="external_id", help="the message's own id (re-adding it stores nothing)")
@@ -91,14 +91,14 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("query")
     _scope_args(search)
     search.add_argument("--limit", type=int, default=5)
-    search.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight", "profile"])
+    search.add_argument("--kinds", nargs="+", choices=list(KINDS))
     search.add_argument("--threshold", type=float)
 
     lst = sub.add_parser("list", parents=after, help="records of a scope, oldest first")
     _scope_args(lst)
     lst.add_argument("--limit", type=int, default=50)
     lst.add_argument("--cursor")
-    lst.add_argument("--kinds", nargs="+", choices=["message", "fact", "insight", "profile"])
+    lst.add_argument("--kinds", nargs="+", choices=list(KINDS))
 
     profile = sub.add_parser("profile", parents=after, help="the user's profile (or, with only --agent, the agent's)")
     profile.add_argument("--user", dest="user_id", help="user id")

@@ -22,6 +22,7 @@ __all__ = [
     "LLMSettings",
     "MemorySettings",
     "RetrievalSettings",
+    "TaskMemorySettings",
     "TierSettings",
     "default_path",
     "openai_base_url",
@@ -46,11 +47,15 @@ class RetrievalSettings(BaseModel):
     on 4 LoCoMo dev conversations and checked on the other 3 (r@10 0.759 on those 4, 0.762 on the other 3). The fused
     score is the weighted mean of the normalised signals (in [0, 1]); boosts are added to it."""
 
-    dense_weight: float = Field(0.2, ge=0)  # WordLlama vectors are weak on their own: lean on BM25
+    dense_weight: float | None = Field(
+        None,
+        ge=0,
+        description="weight of meaning against words (sparse_weight); unset: the embedder's (0.2)",
+    )
     sparse_weight: float = Field(0.5, ge=0)
     candidates: int = Field(40, ge=1, le=1000, description="candidates per signal before fusion")
     rerank_depth: int = Field(
-        30, ge=1, le=1000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
+        80, ge=1, le=2000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
     )
     # Relevance floor on the raw signals: a query is relevant when its best cosine reaches `floor_dense`, or when
     # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
@@ -81,6 +86,9 @@ class RetrievalSettings(BaseModel):
     lexical_tie_cosine: float = Field(
         0.1, ge=0, description="equal BM25 matches whose cosines differ by less than this tie (recency decides)"
     )
+    session_diversity: float = Field(
+        0.05, ge=0, description="each further hit from a session already in the results loses this much"
+    )
     context_prev: int = Field(4, ge=0, le=10, description="previous turns whose words index a message")
     context_next: int = Field(2, ge=0, le=10, description="following turns whose words index a message")
     context_weight: float = Field(
@@ -88,6 +96,22 @@ class RetrievalSettings(BaseModel):
     )
     index_dates: bool = Field(True, description="index a message's sparse vector with the date it was said")
     bm25_avg_len: float = Field(48.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
+
+
+class TaskMemorySettings(BaseModel):
+    """Task memory (docs/task-memory.md): how experiences are ranked for a new task, and when tool guides are
+    rewritten. An experience's rank is its task similarity (the best hit 1.0) plus ``score_weight`` x the strength
+    of its evidence (the score of a success or comparison, 1 - score of a failure) plus ``recency_weight`` x its
+    recency (halving every ``recency_half_life_days``)."""
+
+    trajectory_batch: int = Field(5, ge=1, description="trajectories per experience extraction call")
+    score_weight: float = Field(0.2, ge=0, description="weight of the evidence's strength in an experience's rank")
+    recency_weight: float = Field(0.1, ge=0, description="weight of an experience's recency in its rank")
+    recency_half_life_days: float = Field(30.0, gt=0, description="days after which recency counts half")
+    tool_guide_every: int = Field(
+        10, ge=0, description="new calls of a tool before its usage guide is rewritten by the LLM (0: never)"
+    )
+    tool_stats_window: int = Field(1_000, ge=1, description="a tool's latest calls its statistics are drawn from")
 
 
 class EmbedderSettings(_RedactedURLs, BaseModel):
@@ -229,6 +253,7 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tiers: TierSettings = Field(default_factory=TierSettings)
+    task_memory: TaskMemorySettings = Field(default_factory=TaskMemorySettings)
     consolidation_batch: int = Field(20, ge=1, description="messages per extraction call")
     reflect_every: int = Field(10, ge=0, description="new facts per scope between reflections (0: never)")
     queue_size: int = Field(1_000, ge=1, description="pending consolidation jobs before add applies backpressure")

@@ -13,6 +13,7 @@ __all__ = [
     "JSON",
     "KINDS",
     "MAX_ID_CHARS",
+    "PERSONAL_KINDS",
     "HistoryEvent",
     "Kind",
     "MemoryRecord",
@@ -27,8 +28,13 @@ __all__ = [
 JSON: TypeAlias = Any
 """A JSON-serialisable value (the type of user metadata)."""
 
-Kind = Literal["message", "fact", "insight", "profile"]
-KINDS: tuple[Kind, ...] = ("message", "fact", "insight", "profile")
+Kind = Literal["message", "fact", "insight", "profile", "trajectory", "experience", "tool_call", "tool_guide"]
+KINDS: tuple[Kind, ...] = (
+    "message", "fact", "insight", "profile", "trajectory", "experience", "tool_call", "tool_guide",
+)  # fmt: skip
+PERSONAL_KINDS: tuple[Kind, ...] = ("message", "fact", "insight", "profile")
+"""What ``search`` looks in unless ``kinds`` names others: task memory (trajectories, experiences, tool calls and
+guides) is only searched when asked for (docs/task-memory.md)."""
 MAX_ID_CHARS = 512
 
 
@@ -79,10 +85,11 @@ class Scope(BaseModel):
 
 
 class HistoryEvent(BaseModel):
-    """One change to a record: ``add``, ``update``, ``supersede`` or ``delete`` (invalidation)."""
+    """One change to a record: ``add``, ``update``, ``supersede`` or ``delete`` (invalidation); on a trajectory,
+    ``reject``: an experience drawn from it that validation refused (``old_text``, with the reason in ``new_text``)."""
 
     record_id: str
-    event: Literal["add", "update", "supersede", "delete"]
+    event: Literal["add", "update", "supersede", "delete", "reject"]
     at: datetime
     old_text: str | None = None
     new_text: str | None = None
@@ -90,7 +97,8 @@ class HistoryEvent(BaseModel):
 
 
 class MemoryRecord(BaseModel):
-    """One memory: a raw message, a fact, an insight or a profile statement."""
+    """One memory: a raw message, a fact, an insight or a profile statement; for task memory a trajectory, an
+    experience, a tool call or a tool guide."""
 
     id: str
     text: str

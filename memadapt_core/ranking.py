@@ -98,8 +98,9 @@ def fuse(
     d_lo, d_scale, d_const = _minmax(dense, cfg.dense_min_span)
     s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0][1] if sparse else 0.0))
     raw_s = dict(sparse)
-    total = (cfg.dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
-    wd, ws = cfg.dense_weight / total, cfg.sparse_weight / total
+    dense_weight = cfg.dense_weight or 0.0  # set from the embedder
+    total = (dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
+    wd, ws = dense_weight / total, cfg.sparse_weight / total
     floor = (cfg.floor_dense or 0.0) if plan.threshold is None else None
     tied = _lexical_ties(dense, raw_s, cfg.lexical_tie_cosine)
     scored: list[tuple[float, PointKey, float, float]] = []  # fused, id, raw dense, raw sparse
@@ -185,9 +186,37 @@ def boost(
             r.scores["recency"] = extra = step * n
             r.score += extra
     ranked.sort(key=_score, reverse=True)
+    if cfg.session_diversity and len(ranked) > 1:
+        ranked = _diversified(ranked, payloads, cfg.session_diversity)
     if plan.threshold is not None:
         ranked = [r for r in ranked if r.score >= plan.threshold]
     return ranked
+
+
+def _diversified(ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]], penalty: float) -> list[Ranked]:
+    """Greedy re-ranking: each hit pays ``penalty`` for every better hit already taken from its session, so an
+    answer spread over several conversations is gathered rather than one conversation's every turn. Hits outside
+    any session pay nothing. ``ranked`` is best first."""
+    taken: dict[str, int] = {}
+    pending = ranked
+    out: list[Ranked] = []
+    while pending:
+        best_i, best = 0, -float("inf")
+        for i, r in enumerate(pending):
+            if r.score <= best:
+                break  # best first: no later hit can beat an unpenalised score above it
+            sess = payloads[r.id].get("session_id")
+            adjusted = r.score - penalty * taken.get(sess, 0) if sess is not None else r.score
+            if adjusted > best:
+                best_i, best = i, adjusted
+        r = pending.pop(best_i)
+        if (sess := payloads[r.id].get("session_id")) is not None:
+            if taken.get(sess):
+                r.scores["diversity"] = -penalty * taken[sess]
+                r.score = best
+            taken[sess] = taken.get(sess, 0) + 1
+        out.append(r)
+    return out
 
 
 def _score(r: Ranked) -> float:

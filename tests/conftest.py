@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
 from memadapt_core import AsyncMemory, Memory
+from memadapt_core.testing import ScriptedLLMServer
 
 RUNTIME_AVAILABLE = importlib.util.find_spec("agentscope_runtime") is not None
 collect_ignore = [] if RUNTIME_AVAILABLE else ["agentscope_runtime"]
@@ -34,3 +36,34 @@ def memory() -> Iterator[Memory]:
 async def amemory() -> AsyncIterator[AsyncMemory]:
     async with AsyncMemory(location=":memory:") as mem:
         yield mem
+
+
+DATE_LESSON: dict[str, Any] = {
+    "when_to_use": "booking a flight when the date is given in words",
+    "content": "Convert the date to YYYY-MM-DD before calling book_flight.",
+    "evidence": "failure",
+    "sources": [0],
+}
+"""An experience as the extraction LLM gives it (task memory)."""
+
+
+@pytest.fixture
+def scripted_llm() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def learning_engine(scripted_llm: ScriptedLLMServer) -> AsyncIterator[AsyncMemory]:
+    """An in-memory engine that consolidates with ``scripted_llm``."""
+    settings = {"base_url": scripted_llm.base_url, "model": "scripted", "timeout": 2.0, "max_retries": 1}
+    async with AsyncMemory(location=":memory:", llm=settings) as memory:
+        yield memory
+
+
+async def teach(engine: AsyncMemory, llm: ScriptedLLMServer, agent_id: str = "travel") -> None:
+    """Give ``agent_id`` the experience ``DATE_LESSON``, drawn from a failed trajectory."""
+    llm.push({"experiences": [DATE_LESSON]}, {"judgements": [{"experience": 0, "valid": True}]})
+    trajectory = {"messages": [{"role": "user", "content": "Book a flight next Friday"}], "score": 0.0}
+    await engine.add_trajectories(trajectory, agent_id=agent_id)
+    await engine.flush()

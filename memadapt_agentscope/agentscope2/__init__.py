@@ -3,7 +3,13 @@
 Importing this package without AgentScope 2.x raises ``ImportError`` with the line to run.
 """
 
+from .experience import MemadaptExperienceMiddleware
 from .factories import memadapt_middleware_factory, memadapt_tools_factory
 from .middleware import MemadaptMiddleware
 
-__all__ = ["MemadaptMiddleware", "memadapt_middleware_factory", "memadapt_tools_factory"]
+__all__ = [
+    "MemadaptExperienceMiddleware",
+    "MemadaptMiddleware",
+    "memadapt_middleware_factory",
+    "memadapt_tools_factory",
+]

@@ -12,7 +12,15 @@ try:
         ReplyStartEvent,
         UserConfirmResultEvent,
     )
-    from agentscope.message import AssistantMsg, HintBlock, Msg, TextBlock, ToolResultState
+    from agentscope.message import (
+        AssistantMsg,
+        HintBlock,
+        Msg,
+        TextBlock,
+        ToolCallBlock,
+        ToolResultBlock,
+        ToolResultState,
+    )
     from agentscope.middleware import MiddlewareBase
     from agentscope.permission import PermissionBehavior, PermissionDecision
     from agentscope.state import AgentState
@@ -36,7 +44,9 @@ __all__ = [
     "ReplyStartEvent",
     "TextBlock",
     "ToolBase",
+    "ToolCallBlock",
     "ToolChunk",
+    "ToolResultBlock",
     "ToolResultState",
     "UserConfirmResultEvent",
 ]

@@ -27,6 +27,7 @@ from memadapt_core.backends.base import (
     StoredPoint,
     named_vectors,
     stored_point,
+    with_rescored,
 )
 from memadapt_core.backends.client_filters import client_filter
 from memadapt_core.backends.schema import (
@@ -221,11 +222,16 @@ class QdrantClientBackend:
         if sparse is not None and not sparse.is_empty():
             q = qm.SparseVector(indices=sparse.indices, values=sparse.values)
             reqs.append(qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=False))
+            # The same word matches again, rescored by meaning: every candidate gets both signals (base.py).
+            lexical = qm.Prefetch(query=q, using=SPARSE, filter=f, limit=limit)
+            reqs.append(
+                qm.QueryRequest(prefetch=[lexical], query=dense.tolist(), using=DENSE, limit=limit, with_payload=False)
+            )
         if self._shard_key:
             reqs = [r.model_copy(update={"shard_key": self._shard_key}) for r in reqs]
         res = self._call(lambda c: c.query_batch_points(self.collection, reqs))
         out: list[list[Candidate]] = [[(str(p.id), float(p.score)) for p in r.points] for r in res]
-        return out[0], (out[1] if len(out) > 1 else [])
+        return with_rescored(out)
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
         found = self._retrieve([str(k) for k in keys], _NO_HISTORY, False)

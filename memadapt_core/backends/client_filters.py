@@ -31,7 +31,7 @@ def client_filter(flt: FilterSpec) -> qm.Filter:
     if flt.kinds is not None:
         must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list(flt.kinds))))
     elif flt.user_id is None and flt.agent_id is None and flt.session_id is None:
-        must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list(KINDS))))
+        must.append(qm.FieldCondition(key="kind", match=qm.MatchAny(any=list[str](KINDS))))
     if flt.valid_only:
         must.append(qm.IsEmptyCondition(is_empty=qm.PayloadField(key="valid_to")))
     if flt.observed_from is not None or flt.observed_to is not None:

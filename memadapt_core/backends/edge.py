@@ -29,7 +29,15 @@ import qdrant_edge as qe
 from memadapt_core.backends._payload_cache import PayloadCache
 from memadapt_core.backends._slots import RID, home_slots, place, slot_map, slots
 from memadapt_core.backends._upkeep import DiskGuard, Upkeep, upsert_bytes
-from memadapt_core.backends.base import Candidate, CollectionInfo, PointKey, StoredPoint, named_vectors, stored_point
+from memadapt_core.backends.base import (
+    Candidate,
+    CollectionInfo,
+    PointKey,
+    StoredPoint,
+    named_vectors,
+    stored_point,
+    with_rescored,
+)  # fmt: skip
 from memadapt_core.backends.edge_filters import edge_filter
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
 from memadapt_core.backends.edge_shard import DENSE, SPARSE, open_shard, release, shard_config
@@ -318,9 +326,17 @@ class EdgeBackend:
         if sparse is not None and not sparse.is_empty():
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q))
+            # The same word matches again, rescored by meaning: every candidate gets both signals (base.py).
+            lexical = qe.Prefetch(limit=limit, query=q, filter=f)
+            reqs.append(
+                qe.QueryRequest(
+                    limit=limit, prefetches=[lexical], with_payload=False,
+                    query=qe.Query.Nearest(dense.tolist(), using=DENSE),
+                )
+            )  # fmt: skip
         results = self._call(lambda s: s.query_batch(qe.QueryBatchRequest(reqs)))
         out: list[list[Candidate]] = [[(p.id, p.score) for p in res] for res in results]
-        return out[0], (out[1] if len(out) > 1 else [])
+        return with_rescored(out)
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
         """The hot path of search. Cached points come from the payload cache (read-only: see _payload_cache.py);

@@ -13,6 +13,7 @@ import qdrant_edge as qe
 
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec
+from memadapt_core.models import KINDS
 from memadapt_core.record_codec import iso
 
 __all__ = ["edge_filter"]
@@ -72,7 +73,7 @@ def edge_filter(flt: FilterSpec, *, any_ended: bool, any_archived: bool = True) 
             must.append(qe.FieldCondition(key, range=qe.RangeFloat(**{cond.op: float(cond.value)})))
     # The info point has no scope and no kind; a read that names neither must still skip it.
     if flt.kinds is None and flt.user_id is None and flt.agent_id is None and flt.session_id is None:
-        must.append(qe.FieldCondition("kind", match=qe.MatchAny(["message", "fact", "insight"])))
+        must.append(qe.FieldCondition("kind", match=qe.MatchAny(list[str](KINDS))))
     return qe.Filter(must=must, must_not=must_not or None)
 
 

@@ -22,7 +22,9 @@ __all__ = [
     "ConsolidationPlan",
     "Invalidation",
     "NewRecord",
+    "Rejection",
     "Supersession",
+    "experience_id",
     "fact_id",
     "insight_id",
     "normalise_text",
@@ -32,13 +34,14 @@ _NAMESPACE = uuid.UUID("6f1d3c52-8a4e-5b7f-9c20-4d7e1a9b3f60")
 
 
 class NewRecord(BaseModel):
-    """A fact, an insight or a profile statement to store (the store embeds it and fills the scope and the rest)."""
+    """A fact, an insight, a profile statement, an experience or a tool guide to store (the store embeds it, fills
+    scope and bookkeeping)."""
 
     model_config = ConfigDict(frozen=True)
 
     id: str
     text: str
-    kind: Literal["fact", "insight", "profile"]
+    kind: Literal["fact", "insight", "profile", "experience", "tool_guide"]
     observed_at: datetime
     valid_from: datetime
     source_ids: list[str]
@@ -65,6 +68,17 @@ class Invalidation(BaseModel):
     at: datetime
 
 
+class Rejection(BaseModel):
+    """An experience drawn from ``record_id`` (a trajectory) that validation refused: kept in its history only."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record_id: str
+    text: str
+    reason: str
+    at: datetime
+
+
 class ConsolidationPlan(BaseModel):
     """Everything one step changes, applied together; ``consolidated_ids`` are marked last."""
 
@@ -74,12 +88,18 @@ class ConsolidationPlan(BaseModel):
     records: list[NewRecord] = Field(default_factory=list)
     supersessions: list[Supersession] = Field(default_factory=list)
     invalidations: list[Invalidation] = Field(default_factory=list)
-    consolidated_ids: list[str] = Field(default_factory=list)  # messages extracted, or facts reflected
+    rejections: list[Rejection] = Field(default_factory=list)
+    consolidated_ids: list[str] = Field(default_factory=list)  # messages or trajectories extracted, facts reflected
 
     @property
     def changed_ids(self) -> list[str]:
         """Records this plan ends (superseded or invalidated)."""
         return [s.old_id for s in self.supersessions] + [i.old_id for i in self.invalidations]
+
+    @property
+    def touched_ids(self) -> list[str]:
+        """Stored records whose payload this plan changes: those it ends, and trajectories noting rejections."""
+        return list(dict.fromkeys([*self.changed_ids, *(r.record_id for r in self.rejections)]))
 
 
 def normalise_text(text: str) -> str:
@@ -100,4 +120,10 @@ def fact_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:
 def insight_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:
     """The id of an insight with this text drawn from exactly these facts in this scope."""
     key = "\x1e".join(["insight", scope.key(), ",".join(sorted(source_ids)), normalise_text(text)])
+    return uuid5(key, _NAMESPACE)
+
+
+def experience_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:
+    """The id of an experience with this text (``when_to_use`` and lesson) drawn from these trajectories."""
+    key = "\x1e".join(["experience", scope.key(), ",".join(sorted(set(source_ids))), normalise_text(text)])
     return uuid5(key, _NAMESPACE)

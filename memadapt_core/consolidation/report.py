@@ -21,6 +21,10 @@ class ConsolidationReport:
     skipped_reflections: int = 0
     profile: int = 0  # profile statements stored (new or rewritten)
     cold: int = 0  # pending segments left for later: their heat was under tiers.heat_threshold
+    trajectories: int = 0  # trajectories marked consolidated
+    experiences: int = 0  # experiences stored (merged ones included)
+    rejected_experiences: int = 0  # experiences validation refused (noted in their trajectories' history)
+    tool_guides: int = 0  # tool usage guides (re)written
 
     @classmethod
     def of(
@@ -36,6 +40,21 @@ class ConsolidationReport:
             skipped_batches=int(skipped),
             profile=sum(r.kind == "profile" for r in plan.records),
         )
+
+    @classmethod
+    def of_experiences(cls, plan: ConsolidationPlan, *, skipped: bool = False) -> ConsolidationReport:
+        return cls(
+            trajectories=len(plan.consolidated_ids),
+            experiences=len(plan.records),
+            superseded=len(plan.supersessions),
+            rejected_experiences=len({r.text for r in plan.rejections}),
+            skipped_batches=int(skipped),
+        )
+
+    @property
+    def inputs(self) -> int:
+        """Messages and trajectories consolidated."""
+        return self.messages + self.trajectories
 
     def __add__(self, other: ConsolidationReport) -> ConsolidationReport:
         return ConsolidationReport(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})

@@ -29,6 +29,22 @@ class ConsolidationStore(Protocol):
         """The valid facts (kind ``fact``, no ``valid_to``) of this scope nearest to ``text``, best first."""
         ...
 
+    async def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        """Trajectories (kind ``trajectory``) of exactly this scope, not consolidated, oldest first."""
+        ...
+
+    async def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        """The valid experiences of this (agent) scope nearest to ``text``, best first."""
+        ...
+
+    async def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        """Tool calls of this agent (any user or session) not yet taken into a guide, oldest first."""
+        ...
+
+    async def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
+        """The agent's valid guide of ``tool``, if any."""
+        ...
+
     async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         """The records with these ids that exist, valid or not, in input order."""
         ...
@@ -61,7 +77,8 @@ class ConsolidationStore(Protocol):
         """Carry out ``plan`` and return the records it created.
 
         Store the new records (embedded, in the plan's scope, ``supersedes`` as given), set ``valid_to`` (and
-        ``superseded_by``) on the ended records, record history events, and LAST mark ``consolidated_ids``.
+        ``superseded_by``) on the ended records, record history events (``reject`` ones on the trajectories of
+        refused experiences), and LAST mark ``consolidated_ids``.
         Idempotent: record ids are deterministic, so a replay overwrites.
         """
         ...
@@ -75,6 +92,14 @@ class SyncConsolidationStore(Protocol):
     def pending_scopes(self, limit: int) -> list[Scope]: ...
 
     def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]: ...
+
+    def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]: ...
+
+    def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]: ...
+
+    def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]: ...
+
+    def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None: ...
 
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]: ...
 

@@ -11,6 +11,16 @@ import logging
 import queue
 import threading
 
+from memadapt_core.consolidation.experience_plan import (
+    build_experience_reconciliation,
+    experience_scope,
+    plan_experiences,
+)
+from memadapt_core.consolidation.experiences import (
+    Judgement,
+    build_experience_extraction,
+    build_experience_validation,
+)
 from memadapt_core.consolidation.llm_client import LLMClient
 from memadapt_core.consolidation.parsing import MalformedAnswerError
 from memadapt_core.consolidation.profiling import assemble_profile_update
@@ -24,9 +34,10 @@ from memadapt_core.consolidation.reflection import (
 )
 from memadapt_core.consolidation.report import ConsolidationReport
 from memadapt_core.consolidation.store import SyncConsolidationStore
+from memadapt_core.consolidation.tool_guides import build_tool_guide, pending_by_tool, plan_tool_guide
 from memadapt_core.consolidation.worker_base import InstructionsHook, WorkerBase, WorkerOptions
-from memadapt_core.errors import StoreError
 from memadapt_core.models import MemoryRecord, Scope
+from memadapt_core.tool_stats import tool_stats
 
 __all__ = ["SyncConsolidationWorker"]
 
@@ -173,10 +184,7 @@ class SyncConsolidationWorker(WorkerBase):
                 report += ConsolidationReport(cold=1)
                 break
             self._check_budget(scope)
-            if done.intersection(m.id for m in messages):
-                msg = "consolidation: the store lists messages as pending after apply() marked them"
-                raise StoreError(msg)
-            done.update(m.id for m in messages)
+            self._first_time(done, messages, "messages")
             report += self._batch(scope, messages)
             if self.options.reflect_every and self._tracker.needs_seed(scope):
                 self._tracker.seed(scope, self._store.unreflected_facts(scope, self.options.reflect_max_facts))
@@ -184,7 +192,77 @@ class SyncConsolidationWorker(WorkerBase):
                 report += self._reflect(scope)
         for owner in self._take_profile_due(scope):
             report += self._profile(owner)
+        report += self._experiences(scope)
+        return report + self._tool_guides(scope)
+
+    def _experiences(self, scope: Scope) -> ConsolidationReport:
+        """Experiences from the scope's pending trajectories (they only exist where an agent is named)."""
+        report = ConsolidationReport()
+        done: set[str] = set()
+        while trajectories := self._store.pending_trajectories(scope, self.options.trajectory_batch):
+            self._first_time(done, trajectories, "trajectories")
+            home = experience_scope(scope)
+            if home == scope:  # its lock is held already
+                report += self._experience_batch(scope, trajectories)
+                continue
+            with self._lock(home):  # one reconciliation at a time per agent (consolidate() may run too)
+                report += self._experience_batch(scope, trajectories)
         return report
+
+    def _tool_guides(self, scope: Scope) -> ConsolidationReport:
+        """Rewrite the guide of each tool of the agent with ``tool_guide_every`` new calls."""
+        report = ConsolidationReport()
+        if scope.agent_id is None or self.options.tool_guide_every <= 0:
+            return report
+        home = experience_scope(scope)
+        calls = self._store.pending_tool_calls(home, self.options.tool_guide_calls)
+        for tool, found in pending_by_tool(calls, self.options.tool_guide_every).items():
+            current = self._store.tool_guide(home, tool)
+            stats = tool_stats(tool, found).model_dump(mode="json")
+            call = build_tool_guide(tool, found, current, stats)
+            self._check_stopping()
+            try:
+                guidelines = self._llm.complete_json("tool_guide", call.messages, call.parse)
+            except MalformedAnswerError as exc:
+                log.warning("skipping a guide of tool %s: the LLM's answers never fit: %s", tool, exc)
+                self._store.apply(skip_plan(home, found))
+                continue
+            plan = plan_tool_guide(home, tool, found, current, guidelines, stats)
+            self._check_stopping()
+            self._store.apply(plan)
+            report += self._count(ConsolidationReport(tool_guides=1))
+        return report
+
+    def _experience_batch(self, scope: Scope, trajectories: list[MemoryRecord]) -> ConsolidationReport:
+        home, skipped = experience_scope(scope), False
+        extraction = build_experience_extraction(trajectories)
+        try:
+            found = self._llm.complete_json("extract_experience", extraction.messages, extraction.parse)
+            judgements: list[Judgement] = []
+            if found:
+                self._check_stopping()
+                validation = build_experience_validation(trajectories, found)
+                judgements = self._llm.complete_json("validate_experience", validation.messages, validation.parse)
+            valid = [e for e, j in zip(found, judgements, strict=True) if j.valid]
+            limit = self.options.candidates
+            neighbours = [self._store.similar_experiences(e.when_to_use, home, limit) for e in valid]
+            reconciliation = build_experience_reconciliation(valid, neighbours)
+            if reconciliation.messages is None:
+                decisions = reconciliation.without_llm()
+            else:
+                self._check_stopping()
+                decisions = self._llm.complete_json(
+                    "reconcile_experience", reconciliation.messages, reconciliation.parse
+                )
+            plan = plan_experiences(home, trajectories, found, judgements, decisions)
+        except MalformedAnswerError as exc:
+            log.warning(
+                "skipping %d trajectories of %s: the LLM's answers never fit: %s", len(trajectories), scope, exc
+            )
+            plan, skipped = skip_plan(home, trajectories), True
+        self._check_stopping()
+        self._store.apply(plan)
+        return self._count(ConsolidationReport.of_experiences(plan, skipped=skipped))
 
     def _batch(self, scope: Scope, messages: list[MemoryRecord]) -> ConsolidationReport:
         extraction = self._extraction(scope, messages)

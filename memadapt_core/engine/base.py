@@ -21,6 +21,7 @@ from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
 from . import tiers
+from .experience_recall import render_guidance
 from .resources import Resources, build_settings
 from .updates import parse_id
 
@@ -110,6 +111,10 @@ class MemoryBase:
         if recent is None and profile is None:
             return r.hooks.format_context(query, hits)
         return tiers.context_with_tiers(r.hooks, query, hits, recent, profile, r.settings.tiers.profile_block)
+
+    def format_experience(self, hits: Sequence[SearchHit]) -> str:
+        """Experiences (from ``experiences()``) as the delimited guidance block for a system prompt."""
+        return render_guidance(hits)
 
     # -- consolidation wiring ------------------------------------------------------------------------------------------
     def _consolidates(self) -> bool:

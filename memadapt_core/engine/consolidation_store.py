@@ -9,6 +9,7 @@ deleting a session forgets what it taught.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,9 +19,9 @@ from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.engine import reads
 from memadapt_core.engine.capacity import archive_coldest
 from memadapt_core.engine.resources import Resources
-from memadapt_core.filters import FilterSpec
+from memadapt_core.filters import FilterSpec, MetaCondition
 from memadapt_core.heat import segment_heat
-from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
+from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
 from memadapt_core.record_codec import (
     dense_text,
     event_payload,
@@ -45,10 +46,11 @@ def knowledge_scope(scope: Scope) -> Scope:
     return scope.model_copy(update={"session_id": None})
 
 
-def pending_filter(scope: Scope | None) -> FilterSpec:
+def pending_filter(scope: Scope | None, kind: Kind = "message") -> FilterSpec:
+    """Not consolidated yet: messages (or trajectories) of exactly ``scope``; any scope's of either kind."""
     if scope is None:
-        return FilterSpec(kinds=("message",), consolidated=False)
-    return reads.scope_filter(scope, kinds=("message",), consolidated=False, exact_scope=True)
+        return FilterSpec(kinds=("message", "trajectory", "tool_call"), consolidated=False)
+    return reads.scope_filter(scope, kinds=(kind,), consolidated=False, exact_scope=True)
 
 
 def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = None) -> FilterSpec:
@@ -58,6 +60,21 @@ def facts_filter(scope: Scope, kind: str = "fact", cites: list[str] | None = Non
         valid_only=True,
         source_ids_any=tuple(cites) if cites is not None else None,
     )
+
+
+def tool_calls_filter(scope: Scope) -> FilterSpec:
+    """The agent's tool calls, of any user or session, no guide has taken yet."""
+    return FilterSpec(agent_id=scope.agent_id, kinds=("tool_call",), consolidated=False)
+
+
+def guide_filter(scope: Scope, tool: str) -> FilterSpec:
+    meta = (MetaCondition("tool", "eq", tool),)
+    return FilterSpec(agent_id=scope.agent_id, kinds=("tool_guide",), valid_only=True, metadata=meta)
+
+
+def latest(points: list[StoredPoint]) -> MemoryRecord | None:
+    records = [record_from_payload(p.id, p.payload) for p in points]
+    return max(records, key=lambda r: r.created_at) if records else None
 
 
 def unreflected_filter(scope: Scope) -> FilterSpec:
@@ -116,7 +133,13 @@ class AppliedPlan:
         return [dense_text(r.text, r.name) for r in self.records]
 
 
-def prepare_apply(plan: ConsolidationPlan, ended_points: list[StoredPoint]) -> AppliedPlan:
+def prepare_apply(
+    plan: ConsolidationPlan,
+    ended_points: list[StoredPoint],
+    prepare: Callable[[MemoryRecord], MemoryRecord] | None = None,
+) -> AppliedPlan:
+    """``ended_points``: the stored ``plan.touched_ids``; ``prepare`` (the ``memadapt_prepare_record`` hook, for
+    redaction) runs on new experiences and tool guides, which every user of an agent will see."""
     now = utcnow()
     records, histories = [], []
     for new in plan.records:
@@ -127,6 +150,8 @@ def prepare_apply(plan: ConsolidationPlan, ended_points: list[StoredPoint]) -> A
             hash=normalised_hash(new.text),
             **plan.scope.model_dump(),
         )
+        if prepare is not None and record.kind in ("experience", "tool_guide"):
+            record = prepare(record)
         records.append(record)
         histories.append([HistoryEvent(record_id=record.id, event="add", at=now, new_text=record.text)])
     by_id = {p.id: p for p in ended_points}
@@ -152,7 +177,27 @@ def prepare_apply(plan: ConsolidationPlan, ended_points: list[StoredPoint]) -> A
         if by is not None:
             old = record_from_payload(point.id, {**point.payload, "valid_to": iso(at), "superseded_by": by})
             superseded.append((old, by))
+    ended += _rejections(plan, by_id)
     return AppliedPlan(records, histories, ended, superseded)
+
+
+def _rejections(plan: ConsolidationPlan, by_id: dict[str, StoredPoint]) -> list[tuple[str, dict[str, Any]]]:
+    """History updates of the trajectories whose experiences validation refused (each event once)."""
+    updates: list[tuple[str, dict[str, Any]]] = []
+    for record_id in dict.fromkeys(r.record_id for r in plan.rejections):
+        point = by_id.get(record_id)
+        if point is None:
+            continue
+        events = history_of(point.id, point.payload)
+        for rejection in (r for r in plan.rejections if r.record_id == record_id):
+            event = HistoryEvent(
+                record_id=record_id, event="reject", at=rejection.at, old_text=rejection.text,
+                new_text=rejection.reason,
+            )  # fmt: skip
+            if event not in events:
+                events.append(event)
+        updates.append((record_id, {"history": [event_payload(e) for e in events if e.event != "add"]}))
+    return updates
 
 
 def new_points(store: Resources, applied: AppliedPlan, dense: Any) -> list[StoredPoint]:
@@ -197,6 +242,23 @@ class SyncEngineStore:
         keys = best_keys(dense, sparse, limit)
         return own_records(scope, records_in_order(keys, s.backend.points(keys)))
 
+    def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = self._s.backend.scroll(pending_filter(scope, "trajectory"), limit)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        s = self._s
+        flt = facts_filter(scope, "experience")
+        dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), flt, limit)
+        keys = best_keys(dense, sparse, limit)
+        return records_in_order(keys, s.backend.points(keys))
+
+    def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        return [record_from_payload(p.id, p.payload) for p in self._s.backend.scroll(tool_calls_filter(scope), limit)]
+
+    def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
+        return latest(self._s.backend.scroll(guide_filter(scope, tool), _PENDING_PAGE))
+
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in self._s.backend.retrieve(ids)}
         return [record_from_payload(i, points[i].payload) for i in ids if i in points]
@@ -220,7 +282,7 @@ class SyncEngineStore:
 
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
-        applied = prepare_apply(plan, s.backend.retrieve(plan.changed_ids))
+        applied = prepare_apply(plan, s.backend.retrieve(plan.touched_ids), s.hooks.prepare_record)
         if applied.records:
             s.backend.upsert(new_points(s, applied, s.embed_documents(applied.dense_texts)))
         for old_id, update in applied.ended:
@@ -254,6 +316,25 @@ class AsyncEngineStore:
         keys = best_keys(dense, sparse, limit)
         return own_records(scope, records_in_order(keys, await self._run(s.backend.points, keys)))
 
+    async def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, pending_filter(scope, "trajectory"), limit)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        s = self._s
+        qvec = await s.embedder.aembed_query(text)
+        flt = facts_filter(scope, "experience")
+        dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), flt, limit)
+        keys = best_keys(dense, sparse, limit)
+        return records_in_order(keys, await self._run(s.backend.points, keys))
+
+    async def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, tool_calls_filter(scope), limit)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
+        return latest(await self._run(self._s.backend.scroll, guide_filter(scope, tool), _PENDING_PAGE))
+
     async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         points = {p.id: p for p in await self._run(self._s.backend.retrieve, ids)}
         return [record_from_payload(i, points[i].payload) for i in ids if i in points]
@@ -278,7 +359,7 @@ class AsyncEngineStore:
 
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
-        applied = prepare_apply(plan, await self._run(s.backend.retrieve, plan.changed_ids))
+        applied = prepare_apply(plan, await self._run(s.backend.retrieve, plan.touched_ids), s.hooks.prepare_record)
         if applied.records:
             dense = await s.aembed_documents(applied.dense_texts)
             await self._run(s.backend.upsert, new_points(s, applied, dense))

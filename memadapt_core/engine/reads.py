@@ -15,7 +15,7 @@ from typing import Any
 from memadapt_core.backends.base import RECORD_ID, PointKey, StoredPoint
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec, parse_filters
-from memadapt_core.models import MemoryRecord, Scope, SearchHit
+from memadapt_core.models import PERSONAL_KINDS, MemoryRecord, Scope, SearchHit
 from memadapt_core.ranking import QueryPlan, Ranked, boost, tense_of
 from memadapt_core.record_codec import record_from_payload, utcnow
 from memadapt_core.temporal import find_time_range, is_time_only, is_when_question
@@ -86,7 +86,7 @@ def plan_search(
     text = parse_text("query", query, s.max_text_chars)
     scope = parse_scope(user_id, agent_id, session_id)
     n = parse_limit(limit, s.max_limit)
-    ks = parse_kinds(kinds)
+    ks = parse_kinds(kinds) or PERSONAL_KINDS
     floor = None if threshold is None else parse_number("threshold", threshold, "or None (the default floor)")
     rng = parse_time_range(time_range)
     ref = utcnow() if now is None else parse_moment("now", now)

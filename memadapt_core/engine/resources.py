@@ -61,7 +61,7 @@ class Resources:
         self.lock = threading.RLock()  # read-modify-write of single records (memadapt_core.engine.transactions)
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
-        self.settings = settings = _with_floors(settings, self.embedder)
+        self.settings = settings = _calibrated(settings, self.embedder)
         self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
         self._tempdir: str | None = None
         self.backend: VectorBackend = self._open_backend()
@@ -147,10 +147,15 @@ class Resources:
             self._tempdir = None
 
 
-def _with_floors(settings: MemorySettings, embedder: Embedder) -> MemorySettings:
-    """The settings with the relevance floor the caller left unset taken from the embedder's calibration."""
+def _calibrated(settings: MemorySettings, embedder: Embedder) -> MemorySettings:
+    """The settings with the relevance floor and the dense weight the caller left unset taken from the embedder's
+    calibration."""
     r = settings.retrieval
-    floors = {"floor_dense": embedder.floor_dense, "floor_dense_with_sparse": embedder.floor_dense_with_sparse}
+    floors = {
+        "floor_dense": embedder.floor_dense,
+        "floor_dense_with_sparse": embedder.floor_dense_with_sparse,
+        "dense_weight": embedder.dense_weight,
+    }
     missing = {k: v for k, v in floors.items() if getattr(r, k) is None}
     if not missing:
         return settings

@@ -13,10 +13,15 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
-from memadapt_core.validation import parse_record_ids, parse_scope
+from memadapt_core.record_codec import utcnow
+from memadapt_core.tool_stats import ToolStats, tool_stats
+from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
 
-from . import backend_steps, reads, tiers, transactions, transfer, updates, writes
+from . import backend_steps, reads, tiers, tool_memory, transactions, transfer, updates, writes
+from . import experience_recall as recall
+from . import trajectories as trajectories_
 from .base import MemoryBase
+from .tool_memory import ToolGuide
 
 if TYPE_CHECKING:
     from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
@@ -91,9 +96,59 @@ class Memory(MemoryBase):
         if plan.to_store:
             backend_steps.write_add(r, plan, r.embed_documents(plan.dense_texts))
             r.hooks.on_added(plan.new_records())
-            if plan.kind == "message" and (worker := self._consolidator()) is not None:
+            if plan.kind in ("message", "trajectory", "tool_call") and (worker := self._consolidator()) is not None:
                 worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
         return plan.result()
+
+    def add_trajectories(
+        self, trajectories: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None,
+        task: str | None = None, user_id: str | None = None, session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Store scored trajectories ({messages, score}) raw, now; the consolidation worker draws experiences
+        from them in the background into the agent's scope (docs/task-memory.md). One record per trajectory."""
+        items = trajectories_.trajectory_inputs(trajectories, agent_id=agent_id, task=task)
+        return self.add(
+            items, user_id=user_id, agent_id=agent_id, session_id=session_id, kind="trajectory", metadata=metadata
+        )
+
+    def experiences(
+        self, task: str, *, agent_id: str | None, limit: int = 3, threshold: float | None = None
+    ) -> builtins.list[SearchHit]:
+        """The agent's experiences for ``task``, ranked by task similarity, strength of evidence and recency."""
+        pool = recall.recall_pool(parse_limit(limit, self.settings.max_limit), self.settings.max_limit)
+        hits = self.search(
+            task, agent_id=recall.agent_scope_id(agent_id), kinds=["experience"], limit=pool, threshold=threshold
+        )
+        return recall.rank_experiences(hits, self.settings.task_memory, utcnow(), limit)
+
+    def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
+        """The top experiences for ``task`` as a delimited block for a system prompt ("" when there are none)."""
+        return self.format_experience(self.experiences(task, agent_id=agent_id, limit=limit))
+
+    def record_tool_calls(
+        self, calls: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None, user_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Record tool calls ({name, arguments, result, success, duration, tokens}; ReMe's names too) cheaply: no
+        LLM, one embedding each. Every ``tool_guide_every`` new calls of a tool, the worker rewrites its guide."""
+        items = tool_memory.tool_call_inputs(calls)
+        agent = recall.agent_scope_id(agent_id)
+        return self.add(items, user_id=user_id, agent_id=agent, session_id=session_id, kind="tool_call")
+
+    def tool_stats(self, tool_name: str, *, agent_id: str | None) -> ToolStats:
+        """Success rate, latency percentiles and tokens of the agent's latest calls of ``tool_name``."""
+        window = self.settings.task_memory.tool_stats_window
+        agent_id = recall.agent_scope_id(agent_id)
+        found = self.iter_records(agent_id=agent_id, kinds=["tool_call"], filters={"tool": tool_name})
+        calls = builtins.list(found)
+        return tool_stats(tool_name, calls[-window:])
+
+    def tool_guide(self, tool_name: str, *, agent_id: str | None) -> ToolGuide:
+        """The agent's usage guide of ``tool_name``: its statistics and the LLM-written guidelines (None so far)."""
+        stats = self.tool_stats(tool_name, agent_id=agent_id)
+        guides = self.list(agent_id=agent_id, kinds=["tool_guide"], filters={"tool": tool_name}, limit=100)
+        return tool_memory.guide_of(tool_name, stats, guides.records)
 
     def update(
         self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None,
@@ -281,7 +336,7 @@ class Memory(MemoryBase):
         from .consolidation_store import SyncEngineStore
 
         pending = SyncEngineStore(self._resources).pending_scopes(worker.options.resume_limit)
-        return sum(worker.consolidate(each).messages for each in self._pending_within(pending, scope))
+        return sum(worker.consolidate(each).inputs for each in self._pending_within(pending, scope))
 
     def optimize(self) -> None:
         """Maintenance, now: the embedded store rewrites its live points into one tenant-ordered segment (filtered

@@ -21,8 +21,10 @@ from memadapt_core.models import Scope as MemoryScope
 
 from .auth import TokenMap, bearer_token
 from .http_api import SCOPE_STATE, api_routes, error_response
+from .mcp_task_tools import register_task_tools
 from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
+from .reme_routes import reme_routes
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "build_app"]
 
@@ -110,6 +112,7 @@ def build_app(
         return found
 
     mcp = build_mcp_server(memory, scope_for)
+    register_task_tools(mcp, memory, scope_for)
     try:
         mcp_app = mcp.streamable_http_app(host=host)  # mcp 2.x: DNS-rebinding protection when host is loopback
     except TypeError:  # pragma: no cover - mcp 1.x takes no arguments (and protects a loopback host by default)
@@ -133,6 +136,7 @@ def build_app(
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         *api_routes(lambda: memory),
+        *reme_routes(lambda: memory),
         Mount("/", app=mcp_app),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

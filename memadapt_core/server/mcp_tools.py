@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - mcp 1.x names the same server FastMCP
     from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore
     from mcp.server.fastmcp.exceptions import ResourceError, ToolError  # type: ignore
 
-__all__ = ["INSTRUCTIONS", "Context", "ScopeResolver", "ToolError", "build_mcp_server", "memory_view"]
+__all__ = ["INSTRUCTIONS", "Context", "MCPServer", "ScopeResolver", "ToolError", "build_mcp_server", "memory_view"]
 
 ScopeResolver = Callable[[Context], Scope]
 """The scope a tool call acts for (raises ``ToolError`` when the request has none)."""

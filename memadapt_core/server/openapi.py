@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memadapt_core.models import KINDS
+
 __all__ = ["openapi_document"]
 
 _SCOPE_PARAMS = [
@@ -39,7 +41,7 @@ _ERRORS = {
     "413": _json(_ref("Error"), "the body is over the size limit (2 MB by default)"),
     "422": _json(_ref("Error"), "bad input; `field` names what to fix"),
 }
-_KINDS = {"type": "array", "items": {"type": "string", "enum": ["message", "fact", "insight", "profile"]}}
+_KINDS = {"type": "array", "items": {"type": "string", "enum": list(KINDS)}}
 _RECORD_OUT = _json(_ref("MemoryRecord"))
 _NOT_FOUND = {"404": _json(_ref("Error"), "no such memory in the token's scope")}
 
@@ -53,7 +55,7 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": _body(
                     {
                         "messages": {"description": "a string, a message object {role, content, ...} or a list"},
-                        "kind": {"type": "string", "enum": ["message", "fact", "insight", "profile"]},
+                        "kind": {"type": "string", "enum": list(KINDS)},
                         "metadata": {"type": "object"},
                         "observed_at": {"type": "string", "format": "date-time"},
                         "on_conflict": {"type": "string", "enum": ["skip", "replace"]},
@@ -161,6 +163,7 @@ def openapi_document() -> dict[str, Any]:
             }
         },
     }
+    paths.update(_reme_paths())
     record = {"type": "object", "required": ["id", "text", "kind", "observed_at"], "additionalProperties": True}
     return {
         "openapi": "3.1.0",
@@ -199,3 +202,34 @@ def openapi_document() -> dict[str, Any]:
         },
         "security": [{"bearer": []}],
     }
+
+
+def _reme_paths() -> dict[str, Any]:
+    """ReMe's routes (docs/task-memory.md): its request bodies, ``workspace_id`` as the agent."""
+    answer = _json({"type": "object", "properties": {"success": {"type": "boolean"}, "answer": {"type": "string"},
+                                                      "metadata": {"type": "object"}}})  # fmt: skip
+    workspace: dict[str, Any] = {"workspace_id": {"type": "string", "description": "the agent scope"}}
+    trajectories = {"type": "array", "items": {"type": "object", "required": ["messages"]}}
+    summary = {**workspace, "trajectories": trajectories, "metadata": {"type": "object"}}
+    retrieve = {**workspace, "query": {"type": "string"}, "top_k": {"type": "integer", "default": 5}}
+    routes: dict[str, tuple[str, dict[str, Any]]] = {
+        "summary_task_memory": ("store scored trajectories {messages, score}; experiences follow", summary),
+        "retrieve_task_memory": ("the workspace's experience for a task", retrieve),
+        "summary_personal_memory": ("store the user's conversations {messages}; facts follow", summary),
+        "retrieve_personal_memory": ("the user's memories in the workspace", retrieve),
+        "add_tool_call_result": ("record tool calls", {**workspace, "tool_call_results": {"type": "array"}}),
+        "summary_tool_memory": ("the tools' current guides", {**workspace, "tool_names": {"type": "string"}}),
+        "retrieve_tool_memory": ("the tools' guides and statistics", {**workspace, "tool_names": {"type": "string"}}),
+    }
+    out: dict[str, Any] = {}
+    for name, (summary_text, properties) in routes.items():
+        required = ["workspace_id", next(k for k in properties if k not in ("workspace_id", "metadata"))]
+        schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        out[f"/{name}"] = {
+            "post": {
+                "summary": f"ReMe {name}: {summary_text}",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+                "responses": {"200": answer, **_ERRORS},
+            }
+        }
+    return out

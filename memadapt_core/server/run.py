@@ -44,6 +44,7 @@ def run_stdio(options: dict[str, Any], *, user_id: str | None, agent_id: str | N
     _require_extra()
     import anyio
 
+    from .mcp_task_tools import register_task_tools
     from .mcp_tools import build_mcp_server
 
     scope = stdio_scope(user_id, agent_id)
@@ -52,6 +53,7 @@ def run_stdio(options: dict[str, Any], *, user_id: str | None, agent_id: str | N
         memory = AsyncMemory(**options)
         try:
             server = build_mcp_server(memory, lambda _ctx: scope, fixed_scope=scope)
+            register_task_tools(server, memory, lambda _ctx: scope)
             await server.run_stdio_async()
         finally:
             await memory.close()

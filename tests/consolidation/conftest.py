@@ -123,6 +123,21 @@ class DictStore:
         scored = [(len(_words(text) & _words(r.text)), r) for r in self.of(scope, "fact", valid_only=True)]
         return [r for score, r in sorted(scored, key=lambda p: -p[0]) if score > 0][:limit]
 
+    def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        return [r for r in self.of(scope, "trajectory") if not r.consolidated][:limit]
+
+    def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        scored = [(len(_words(text) & _words(r.text)), r) for r in self.of(scope, "experience", valid_only=True)]
+        return [r for score, r in sorted(scored, key=lambda p: -p[0]) if score > 0][:limit]
+
+    def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        calls = [r for r in self.records.values() if r.kind == "tool_call" and r.agent_id == scope.agent_id]
+        return [r for r in calls if not r.consolidated][:limit]
+
+    def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
+        guides = [r for r in self.of(scope, "tool_guide", valid_only=True) if r.metadata.get("tool") == tool]
+        return guides[-1] if guides else None
+
     def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         return [self.records[i] for i in ids if i in self.records]
 
@@ -183,6 +198,18 @@ class AsyncDictStore:
 
     async def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         return self.sync.similar_facts(text, scope, limit)
+
+    async def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        return self.sync.pending_trajectories(scope, limit)
+
+    async def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
+        return self.sync.similar_experiences(text, scope, limit)
+
+    async def pending_tool_calls(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        return self.sync.pending_tool_calls(scope, limit)
+
+    async def tool_guide(self, scope: Scope, tool: str) -> MemoryRecord | None:
+        return self.sync.tool_guide(scope, tool)
 
     async def facts_by_ids(self, ids: list[str]) -> list[MemoryRecord]:
         return self.sync.facts_by_ids(ids)

@@ -10,7 +10,7 @@ import memadapt_core
 from memadapt_core import AsyncMemory, Memory
 
 # Pure functions, properties and the views between twins: nothing to await.
-SYNC_BY_DESIGN = {"format_context", "record_id", "settings", "embedder", "as_async", "as_sync"}
+SYNC_BY_DESIGN = {"format_context", "format_experience", "record_id", "settings", "embedder", "as_async", "as_sync"}
 
 
 def _public(cls: type) -> set[str]:

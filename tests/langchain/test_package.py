@@ -14,12 +14,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_public_names_are_pinned() -> None:
     assert memadapt_langchain.__all__ == [
         "MemadaptChatMessageHistory",
+        "MemadaptExperienceRetriever",
         "MemadaptProfileRetriever",
         "MemadaptRetriever",
         "MemadaptStore",
         "MemadaptVectorStore",
+        "create_experience_tool",
         "create_save_memory_tool",
         "create_search_memory_tool",
+        "create_trajectory_tool",
     ]
 
 

@@ -135,7 +135,7 @@ def test_autogen_memory_refuses_bad_input_cleanly(store: Memory, loop: asyncio.A
 
     reached: list[int] = []
     check()
-    assert len(reached) >= 30, "the fuzzer hardly ever built a memory: the inputs are too wrong to test anything"
+    assert len(reached) >= 20, "the fuzzer hardly ever built a memory: the inputs are too wrong to test anything"
 
 
 # -- AgentScope ----------------------------------------------------------------------------------------------------

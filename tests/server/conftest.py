@@ -19,7 +19,18 @@ from mcp import ClientSession
 
 TOKENS = {"token-ann": "ann", "token-bob": "bob"}
 START_DEADLINE_S = 30.0
-TOOLS = {"add_memory", "search_memory", "list_memories", "delete_memory", "get_memory_history", "get_user_profile"}
+TOOLS = {
+    "add_memory",
+    "search_memory",
+    "list_memories",
+    "delete_memory",
+    "get_memory_history",
+    "add_trajectory",
+    "retrieve_experience",
+    "record_tool_call",
+    "get_tool_guide",
+    "get_user_profile",
+}
 
 
 @dataclass

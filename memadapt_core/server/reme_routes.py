@@ -1,0 +1,147 @@
+"""ReMe-compatible routes of ``memadapt serve``: ReMe's request bodies, answered by memadapt's engine.
+
+``POST /summary_task_memory`` ``{workspace_id, trajectories: [{messages, score}]}``, ``POST /retrieve_task_memory``
+``{workspace_id, query, top_k}``, the same pair for personal memory, and tool memory's ``add_tool_call_result``,
+``summary_tool_memory`` and ``retrieve_tool_memory``, as ReMe documents them; ``workspace_id`` is
+the agent scope (``agent_id``), the user is the bearer token's, as on every route. Answers keep ReMe's shape:
+``{"success", "answer", "metadata": {"memory_list": [...]}}``. Summaries store the trajectories (or the
+conversation) at once and return; experiences and facts are drawn in the background, as ``add`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from memadapt_core.consolidation.experience_plan import experience_content
+from memadapt_core.engine import AsyncMemory
+from memadapt_core.engine.experience_recall import render_guidance
+from memadapt_core.errors import ValidationError
+from memadapt_core.models import MemoryRecord, SearchHit
+
+from .http_api import Handler, _endpoint, _json_body, _scope
+
+__all__ = ["reme_routes"]
+
+_SUMMARY = {"workspace_id", "trajectories", "metadata"}
+_RETRIEVE = {"workspace_id", "query", "top_k"}
+_TOOL_CALLS = {"workspace_id", "tool_call_results"}
+_TOOL_NAMES = {"workspace_id", "tool_names"}
+
+
+def _required(body: dict[str, Any], key: str, what: str) -> Any:
+    if body.get(key) is None:
+        raise ValidationError(key, f"is required: {what}")
+    return body[key]
+
+
+def _answer(answer: str, memories: list[dict[str, Any]], **extra: Any) -> JSONResponse:
+    return JSONResponse({"success": True, "answer": answer, "metadata": {"memory_list": memories, **extra}})
+
+
+def _memory(record: MemoryRecord, workspace: str, score: float | None, kind: str) -> dict[str, Any]:
+    """A record in the shape of ReMe's memory objects (``memory_id``, ``when_to_use``, ``content``, ...)."""
+    view: dict[str, Any] = {
+        "memory_id": record.id,
+        "memory_type": kind,
+        "workspace_id": workspace,
+        "when_to_use": record.text if kind == "task" else "",
+        "content": experience_content(record) if kind == "task" else record.text,
+        "time_created": record.created_at.isoformat(),
+        "metadata": {**record.metadata, "kind": record.kind},
+    }
+    if score is not None:
+        view["score"] = round(score, 4)
+    return view
+
+
+async def summary_task_memory(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _SUMMARY)
+    workspace = _required(body, "workspace_id", "the workspace (agent) the experience belongs to")
+    trajectories = _required(body, "trajectories", "a list of {messages, score}")
+    scope = _scope(request, {"agent_id": workspace})
+    stored = await memory.add_trajectories(trajectories, **scope, metadata=body.get("metadata"))
+    listed = [_memory(r, workspace, None, "trajectory") for r in stored]
+    note = f"{len(stored)} trajectories stored; experiences are drawn from them in the background"
+    return _answer(note, listed)
+
+
+async def retrieve_task_memory(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _RETRIEVE)
+    workspace = _required(body, "workspace_id", "the workspace (agent) whose experience to recall")
+    query = _required(body, "query", "the task")
+    _scope(request, {"agent_id": workspace})  # a token fixed to another agent may not read this one
+    hits = await memory.experiences(query, agent_id=workspace, limit=body.get("top_k", 5))
+    return _answer(render_guidance(hits), [_memory(h.record, workspace, h.score, "task") for h in hits])
+
+
+async def summary_personal_memory(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _SUMMARY)
+    workspace = _required(body, "workspace_id", "the workspace (agent) the memories belong to")
+    trajectories = _required(body, "trajectories", "a list of {messages}")
+    if not isinstance(trajectories, list) or not trajectories:
+        field = "trajectories"
+        raise ValidationError(field, "must be a non-empty list of {messages}")
+    scope = _scope(request, {"agent_id": workspace})
+    stored: list[MemoryRecord] = []
+    for n, trajectory in enumerate(trajectories):
+        if not isinstance(trajectory, dict) or "messages" not in trajectory:
+            field = f"trajectories[{n}].messages"
+            raise ValidationError(field, "is required")
+        stored += await memory.add(trajectory["messages"], **scope, metadata=body.get("metadata"))
+    note = f"{len(stored)} messages stored; facts are drawn from them in the background"
+    return _answer(note, [_memory(r, workspace, None, "personal") for r in stored])
+
+
+async def retrieve_personal_memory(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _RETRIEVE)
+    workspace = _required(body, "workspace_id", "the workspace (agent) whose memories to recall")
+    query = _required(body, "query", "a question")
+    scope = _scope(request, {"agent_id": workspace})
+    hits: list[SearchHit] = await memory.search(query, **scope, limit=body.get("top_k", 5))
+    answer = memory.format_context(query, hits) if hits else ""
+    return _answer(answer, [_memory(h.record, workspace, h.score, "personal") for h in hits])
+
+
+async def add_tool_call_result(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _TOOL_CALLS)
+    workspace = _required(body, "workspace_id", "the workspace (agent) whose tools these are")
+    calls = _required(body, "tool_call_results", "a list of {tool_name, input, output, success, time_cost, ...}")
+    scope = _scope(request, {"agent_id": workspace})
+    stored = await memory.record_tool_calls(calls, **scope)
+    return _answer(f"{len(stored)} tool calls recorded", [_memory(r, workspace, None, "tool_call") for r in stored])
+
+
+async def retrieve_tool_memory(request: Request, memory: AsyncMemory) -> Response:
+    """Also ``summary_tool_memory``: guides are rewritten in the background as calls accumulate, so a summary
+    is the current guide."""
+    body = await _json_body(request, _TOOL_NAMES)
+    workspace = _required(body, "workspace_id", "the workspace (agent) whose tools to describe")
+    names = _required(body, "tool_names", "one tool name, or several separated by commas")
+    if not isinstance(names, str) or not names.strip():
+        field = "tool_names"
+        raise ValidationError(field, "must be a tool name, or several separated by commas")
+    scope = _scope(request, {"agent_id": workspace})
+    guides = [await memory.tool_guide(name.strip(), agent_id=scope["agent_id"]) for name in names.split(",")]
+    listed = [{"memory_type": "tool", "workspace_id": workspace, "tool_name": g.tool, "content": g.guidelines or "",
+               "statistics": g.stats.model_dump(mode="json")} for g in guides]  # fmt: skip
+    answer = "\n\n".join(f"{g.tool}:\n{g.guidelines or '(no guidelines yet)'}" for g in guides)
+    return _answer(answer, listed)
+
+
+def reme_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
+    """ReMe's task, personal and tool memory routes over the engine ``memory()`` returns."""
+    table: list[tuple[str, Handler]] = [
+        ("/summary_task_memory", summary_task_memory),
+        ("/retrieve_task_memory", retrieve_task_memory),
+        ("/summary_personal_memory", summary_personal_memory),
+        ("/retrieve_personal_memory", retrieve_personal_memory),
+        ("/add_tool_call_result", add_tool_call_result),
+        ("/summary_tool_memory", retrieve_tool_memory),
+        ("/retrieve_tool_memory", retrieve_tool_memory),
+    ]
+    return [Route(path, _endpoint(handler, memory), methods=["POST"]) for path, handler in table]
