@@ -97,8 +97,7 @@ async def main() -> None:
         dumped = agent.dump_component()
         memory_config = dumped.config["memory"][0]["config"]
         print(f"  memory config in the dump (no secret): {json.dumps(memory_config)}")
-        await engine.close()  # the loaded copy opens the same folder, and a process opens a folder once
-        loaded = AssistantAgent.load_component(dumped)
+        loaded = AssistantAgent.load_component(dumped)  # shares the open folder with `engine`
         task = "What is my dog called?"
         print(f"  user, to the loaded agent: {task}")
         for message in (await loaded.run(task=task)).messages:
@@ -106,6 +105,7 @@ async def main() -> None:
                 print(f"  it recalled: {[item.content for item in message.content]}")
         for memory in loaded._memory or []:  # AutoGen's agent.close() leaves memories open
             await memory.close()
+        await engine.close()  # the last engine on the folder: this closes the store
     await client.close()
 
 

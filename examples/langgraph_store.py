@@ -83,8 +83,8 @@ def chat(app: App, thread: str, user: str, text: str) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         with Memory(path=folder) as memory:
-            # ("memories", <user id>): label 1 is the engine's user_id; embed the "content" field only.
-            store = MemadaptStore(memory, user_id_position=1, fields=["content"])
+            # ("memories", <user id>) is that user's (label 1, the default); the value's strings are embedded.
+            store = MemadaptStore(memory=memory)
             app = build(store)
 
             print("1. Thread 1")
@@ -101,7 +101,7 @@ def main() -> None:
                 print(f"    {doc.metadata['score']:.2f}  {doc.page_content}")
 
         with Memory(path=folder) as reopened:
-            found = MemadaptStore(reopened, user_id_position=1).search(("memories", "alice"), query="city")
+            found = MemadaptStore(memory=reopened).search(("memories", "alice"), query="city")
             print(f"  after a restart, 'city' finds: {found[0].value['content']}")
 
 

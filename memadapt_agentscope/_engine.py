@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from memadapt_core import AsyncMemory, Memory, Scope, ValidationError
+from memadapt_core import AsyncMemory, Memory, Scope, ValidationError, engine_views
 
 __all__ = ["EngineLike", "as_async", "tool_texts", "user_scope"]
 
@@ -13,7 +13,7 @@ EngineLike: TypeAlias = AsyncMemory | Memory
 
 def as_async(memory: EngineLike) -> AsyncMemory:
     """AgentScope is async throughout: a sync ``Memory`` is used through its async view of the same store."""
-    return memory.as_async()
+    return engine_views(memory)[1]
 
 
 def user_scope(user_id: object, agent_id: object = None, session_id: object = None) -> Scope:

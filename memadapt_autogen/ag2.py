@@ -18,7 +18,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     msg = "memadapt_autogen.ag2 needs AG2: pip install 'memadapt[ag2]'"
     raise ImportError(msg) from exc
 
-from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, ValidationError, fit_query
+from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, ValidationError, check_count, engine_views, fit_query
 
 __all__ = ["MemadaptCapability"]
 
@@ -51,9 +51,9 @@ class MemadaptCapability:
         record: bool = True,
     ) -> None:
         self._scope = Scope.of(user_id, agent_id, session_id)
-        self._engine = memory.as_sync()
+        self._engine = engine_views(memory)[0]
         self._search_options: dict[str, Any] = {
-            "limit": limit,
+            "limit": check_count("limit", limit),
             "threshold": threshold,
             "kinds": None if kinds is None else list(kinds),
         }

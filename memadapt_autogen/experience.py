@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from memadapt_core import AsyncMemory, MemoryRecord, Scope, SearchHit, ValidationError
+from memadapt_core import AsyncMemory, MemoryRecord, Scope, SearchHit, ValidationError, check_count, engine_views
 from memadapt_core import Memory as SyncMemory
 
 from ._framework import (
@@ -54,10 +54,10 @@ class MemadaptExperienceMemory(Memory):
         user_sources: Sequence[str] = ("user",),
     ) -> None:
         Scope.of(user_id, agent_id)  # a malformed id fails here
-        self._engine = memory.as_async()
+        self._engine = engine_views(memory)[1]
         self._agent_id = agent_id
         self._user_id = user_id
-        self._limit = limit
+        self._limit = check_count("limit", limit)
         self._user_sources = list(user_sources)
         self._owner = uuid.uuid4().hex
 

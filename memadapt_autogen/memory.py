@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+import warnings
 from collections.abc import Coroutine, Sequence
 from typing import Any, Self, TypeVar
 
@@ -19,6 +20,7 @@ from memadapt_core import (
     Scope,
     SearchHit,
     ValidationError,
+    engine_views,
 )
 from memadapt_core import Memory as SyncMemory
 
@@ -53,7 +55,9 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         alice = MemadaptMemory(memory=engine, user_id="alice")
 
     or let it open its own store from the same settings as the engine (``path``, ``location``, ``url``, ...);
-    only a store it opened itself is closed by `close`. Every read and write is limited to its scope
+    only a store it opened itself is closed by `close`. A component loaded from a dump while the original lives
+    shares its open store (one per folder in a process); dumping a ``location=":memory:"`` memory warns that its
+    copy would start empty. Every read and write is limited to its scope
     (``user_id`` / ``agent_id`` / ``session_id``; at least one is required).
     """
 
@@ -116,7 +120,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             self._engine = AsyncMemory(**store)
             self._owns_engine = True
         else:
-            self._engine = memory.as_async()
+            self._engine = engine_views(memory)[1]
             self._owns_engine = False
         self._owner = uuid.uuid4().hex  # tells this memory's context message from other memories'
         self._closed = False
@@ -202,6 +206,13 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
     def _to_config(self) -> MemadaptMemoryConfig:
         # The embedder the engine really uses (settings, environment or defaults): it names the collection.
         settings = self._engine.settings
+        if settings.location == ":memory:" and not settings.path and settings.resolved_backend() != "qdrant":
+            warnings.warn(
+                "this memory's store is location=':memory:': a component loaded from this dump opens a new, empty "
+                "store; give the memory a path= (or a url=) to reload its memories",
+                UserWarning,
+                stacklevel=3,
+            )
         if self._owns_engine:
             return self._config.model_copy(update={"embedder": settings.embedder})
         # A shared engine: describe where its store lives so a loaded copy opens the same one (never its key).

@@ -1,5 +1,6 @@
 """memadapt_core: long-term memory for LLM agents on Qdrant, framework-neutral."""
 
+from .adapter_args import check_count, engine_views
 from .config import EmbedderSettings, LLMSettings, MemorySettings, RetrievalSettings, TierSettings
 from .embedders.base import Embedder
 from .engine import AsyncMemory, Memory
@@ -52,6 +53,8 @@ __all__ = [
     "TierSettings",
     "UserProfile",
     "ValidationError",
+    "check_count",
+    "engine_views",
     "fit_query",
     "hookimpl",
     "parse_json_object",

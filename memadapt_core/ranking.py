@@ -186,17 +186,17 @@ def boost(
             r.scores["recency"] = extra = step * n
             r.score += extra
     ranked.sort(key=_score, reverse=True)
+    if plan.threshold is not None:  # on relevance: diversity below only reorders what passed
+        ranked = [r for r in ranked if r.score >= plan.threshold]
     if cfg.session_diversity and len(ranked) > 1:
         ranked = _diversified(ranked, payloads, cfg.session_diversity)
-    if plan.threshold is not None:
-        ranked = [r for r in ranked if r.score >= plan.threshold]
     return ranked
 
 
 def _diversified(ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]], penalty: float) -> list[Ranked]:
     """Greedy re-ranking: each hit pays ``penalty`` for every better hit already taken from its session, so an
     answer spread over several conversations is gathered rather than one conversation's every turn. Hits outside
-    any session pay nothing. ``ranked`` is best first."""
+    any session pay nothing; a score never falls below 0. ``ranked`` is best first."""
     taken: dict[str, int] = {}
     pending = ranked
     out: list[Ranked] = []
@@ -206,13 +206,13 @@ def _diversified(ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]],
             if r.score <= best:
                 break  # best first: no later hit can beat an unpenalised score above it
             sess = payloads[r.id].get("session_id")
-            adjusted = r.score - penalty * taken.get(sess, 0) if sess is not None else r.score
+            adjusted = max(0.0, r.score - penalty * taken.get(sess, 0)) if sess is not None else r.score
             if adjusted > best:
                 best_i, best = i, adjusted
         r = pending.pop(best_i)
         if (sess := payloads[r.id].get("session_id")) is not None:
             if taken.get(sess):
-                r.scores["diversity"] = -penalty * taken[sess]
+                r.scores["diversity"] = best - r.score
                 r.score = best
             taken[sess] = taken.get(sess, 0) + 1
         out.append(r)

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from memadapt_core import AsyncMemory, Memory
+from memadapt_core import engine_views
 
 __all__ = ["LANGCHAIN_KEY", "engine_views"]
 
 LANGCHAIN_KEY = "langchain"
 """The record metadata key under which LangChain's own data lives (a document's metadata, a serialised message):
 nested, so any key round-trips (the engine refuses system field names such as ``id`` at the top level)."""
-
-
-def engine_views(memory: Memory | AsyncMemory) -> tuple[Memory, AsyncMemory]:
-    """The sync and the async view of the same open store, whichever of the two the caller handed over."""
-    return memory.as_sync(), memory.as_async()

@@ -6,8 +6,9 @@ namespace-prefix search is one metadata match on a list, and records that are no
 whether it is indexed, and the value. The value is nested, so any value key round-trips. A value the record
 metadata cannot hold (over ``_INLINE_BYTES`` as JSON with the rest, nested deeper than ``_INLINE_DEPTH``, or with
 integers beyond 64 bits or strings UTF-8 cannot encode) is kept instead as its JSON text cut into parts, each a
-record of the values scope (``agent_id`` + ``".values"``, no user), named by the item and the digest of the text;
-the item's metadata then says ``blob: 1`` and how many parts. The record's external id is the JSON of
+record of the item's own user and agent in the session ``PARTS_SESSION`` (so erasing the user or the agent erases
+them, and no other user's read meets them), named by the item and the digest of the text; the item's metadata
+then says ``blob: 1`` and how many parts. The record's external id is the JSON of
 ``[*namespace, key]``, so a put to the same place replaces the item.
 """
 
@@ -15,16 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from memadapt_core import JSON, MemoryRecord, ScopeIds, SearchHit, ValidationError
+from memadapt_core import JSON, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
 
 from ._framework import MatchCondition, SearchItem, get_text_at_path
 
 __all__ = [
     "METADATA_KEY",
+    "PARTS_SESSION",
     "VALUE_PATH",
     "NamespaceScope",
     "PutInput",
@@ -46,6 +48,9 @@ _INLINE_BYTES = 60_000
 _INLINE_DEPTH = 24
 _PART_CHARS = 30_000  # ASCII JSON: at most 60,000 bytes once its quotes and backslashes are escaped again
 _INT64 = 2**63
+PARTS_SESSION = "langgraph.values"
+"""The session of the records holding the parts of large values: item reads (session None, filtered by namespace)
+never meet them; they share their item's user and agent."""
 
 
 def item_external_id(namespace: tuple[str, ...], key: str) -> str:
@@ -62,17 +67,50 @@ class NamespaceScope:
     def __call__(self, namespace: tuple[str, ...]) -> ScopeIds:
         pos = self.user_id_position
         user_id = namespace[pos] if pos is not None and pos < len(namespace) else None
-        return ScopeIds(user_id=user_id, agent_id=self.agent_id, session_id=None)
+        return ScopeIds(user_id=_user_id(user_id), agent_id=self.agent_id, session_id=None)
+
+    @staticmethod
+    def parts(owner: ScopeIds | MemoryRecord) -> ScopeIds:
+        """Where the parts of an item's value live: the item's own user and agent, in ``PARTS_SESSION``, so a
+        ``delete_all`` of the user (or of the agent) erases them with the item."""
+        if isinstance(owner, MemoryRecord):
+            return ScopeIds(user_id=owner.user_id, agent_id=owner.agent_id, session_id=PARTS_SESSION)
+        return ScopeIds(user_id=owner["user_id"], agent_id=owner["agent_id"], session_id=PARTS_SESSION)
 
     @property
-    def values(self) -> ScopeIds:
-        """Where the parts of values too large for record metadata live: no user, so no user-scoped read of
-        another adapter ever meets them."""
-        return ScopeIds(user_id=None, agent_id=f"{self.agent_id}.values", session_id=None)
+    def all_parts(self) -> ScopeIds:
+        """The parts of every item of this agent (reads by record id, which already names the owner)."""
+        return ScopeIds(user_id=None, agent_id=self.agent_id, session_id=PARTS_SESSION)
 
 
-def _indexed_text(value: Mapping[str, Any], fields: Sequence[str]) -> str:
-    texts = [text for path in fields for text in get_text_at_path(value, path)]
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _user_id(label: str | None) -> str | None:
+    """A label as a user id; one the engine refuses as an id (blank, over 512 characters, a control character)
+    leaves the item without a user, in no user's scope, where LangGraph accepts it as a label."""
+    try:
+        return Scope.of(user_id=label, required=False).user_id
+    except ValidationError:
+        return None
+
+
+def _indexed_text(value: Mapping[str, Any], fields: Sequence[str] | None) -> str:
+    """The text embedded for an item: the value at ``fields`` (LangGraph paths), or with ``fields=None`` its
+    strings at any depth, one per line (langmem's ``{"content": ...}`` embeds just the content, and other
+    adapters show just that), or its JSON when it holds no string."""
+    if fields is None:
+        texts = [text for text in _strings(value) if text.strip()] or get_text_at_path(value, "$")
+    else:
+        texts = [text for path in fields for text in get_text_at_path(value, path)]
     text = "\n".join(text for text in texts if text.strip())
     # What UTF-8 cannot encode (a lone surrogate) is kept in the value but cannot be embedded.
     return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
@@ -129,7 +167,7 @@ def put_input(
     key: str,
     value: Mapping[str, Any],
     index: Literal[False] | list[str] | None,
-    fields: Sequence[str],
+    fields: Sequence[str] | None,
     max_text_chars: int,
 ) -> PutInput:
     """The ``add`` inputs for a put: the text to embed is the value at ``fields`` (a put's ``index`` overrides),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memadapt_core import AsyncMemory, Memory, MemoryRecord, ScopeIds
+from memadapt_core import AsyncMemory, Memory, MemoryRecord, Scope
 
 from ._engine import engine_views
 from ._framework import BaseChatMessageHistory, BaseMessage
@@ -32,8 +32,8 @@ class MemadaptChatMessageHistory(BaseChatMessageHistory):
         agent_id: str | None = None,
     ) -> None:
         self._sync, self._async = engine_views(memory)
+        self._scope = Scope.of(user_id, agent_id, session_id).ids()  # a missing or malformed id fails here
         self.session_id = session_id
-        self._scope = ScopeIds(user_id=user_id, agent_id=agent_id, session_id=session_id)
 
     def _records(self) -> list[MemoryRecord]:
         return list(self._sync.iter_records(kinds=["message"], page_size=_PAGE, **self._scope))

@@ -11,16 +11,16 @@ from typing import Any
 
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import AsyncMemory, Memory, SearchHit
+from memadapt_core import AsyncMemory, Memory, Scope, SearchHit, check_count
 
 from ._engine import engine_views
 from ._framework import (
     AsyncCallbackManagerForRetrieverRun,
-    BaseRetriever,
     CallbackManagerForRetrieverRun,
     Document,
     StructuredTool,
 )
+from ._validated import ValidatedRetriever
 
 __all__ = ["MemadaptExperienceRetriever", "create_experience_tool", "create_trajectory_tool", "experience_document"]
 
@@ -44,7 +44,7 @@ def experience_document(hit: SearchHit) -> Document:
     )
 
 
-class MemadaptExperienceRetriever(BaseRetriever):
+class MemadaptExperienceRetriever(ValidatedRetriever):
     """The agent's experiences for a task, best first (``k`` per call: ``retriever.invoke(task, k=2)``)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -58,6 +58,8 @@ class MemadaptExperienceRetriever(BaseRetriever):
 
     def model_post_init(self, context: Any, /) -> None:
         self._sync, self._async = engine_views(self.memory)
+        Scope.of(agent_id=self.agent_id)  # a malformed agent id fails here
+        check_count("k", self.k)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
@@ -82,6 +84,8 @@ def create_experience_tool(
 ) -> StructuredTool:
     """A tool that answers with the agent's experience for a task, as the guidance block."""
     sync, async_ = engine_views(memory)
+    Scope.of(agent_id=agent_id)
+    limit = check_count("limit", limit)
 
     def recall_experience(task: str) -> str:
         return sync.experience_guidance(task, agent_id=agent_id, limit=limit) or _NO_EXPERIENCE
@@ -105,6 +109,7 @@ def create_trajectory_tool(
 ) -> StructuredTool:
     """A tool that stores the agent's account of an attempt as a scored trajectory."""
     sync, async_ = engine_views(memory)
+    Scope.of(user_id, agent_id)  # a malformed id fails here
 
     def trajectory(task: str, steps: list[str], score: float) -> dict[str, Any]:
         messages = [{"role": "user", "content": task}, *({"role": "assistant", "content": s} for s in steps)]

@@ -8,16 +8,16 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import JSON, AsyncMemory, Kind, Memory, SearchHit
+from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, SearchHit, check_count
 
 from ._engine import engine_views
 from ._framework import (
     AsyncCallbackManagerForRetrieverRun,
-    BaseRetriever,
     CallbackManagerForRetrieverRun,
     Document,
 )
 from ._mmr import mmr_pick
+from ._validated import ValidatedRetriever
 
 __all__ = ["MemadaptRetriever", "hit_to_document"]
 
@@ -42,7 +42,7 @@ def hit_to_document(hit: SearchHit) -> Document:
     )
 
 
-class MemadaptRetriever(BaseRetriever):
+class MemadaptRetriever(ValidatedRetriever):
     """Memories relevant to a query, best first.
 
     Give it a ``Memory`` or an ``AsyncMemory``: ``invoke`` runs the sync engine and ``ainvoke`` the async one,
@@ -73,6 +73,9 @@ class MemadaptRetriever(BaseRetriever):
 
     def model_post_init(self, context: Any, /) -> None:
         self._sync, self._async = engine_views(self.memory)
+        Scope.of(self.user_id, self.agent_id, self.session_id, required=False)  # a malformed id fails here
+        check_count("k", self.k)
+        check_count("fetch_k", self.fetch_k)
 
     def _search_args(self, k: int | None) -> dict[str, Any]:
         return {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, ScopeIds, SearchHit, ValidationError
+from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
 
 from ._engine import engine_views
 from ._framework import (
@@ -108,18 +108,21 @@ def _last_puts(ops: Sequence[Op]) -> list[PutOp]:
 class MemadaptStore(BaseStore):
     """Items live as ``fact`` records of one engine, so agents built on other frameworks can recall them.
 
-    Namespaces map onto scope: every item is in ``agent_id``'s scope (default ``"langgraph"``); with
-    ``user_id_position=i`` the namespace's label at index ``i`` is also the record's ``user_id`` (langmem's
-    ``("memories", "{langgraph_user_id}")`` wants ``1``), so a user's items are visible to a retriever or an
-    agent scoped to that user. The text embedded for an item is the value at ``fields`` (LangGraph path
-    syntax; ``"$"``, the default, is the whole value as JSON) or at a put's ``index``; an item put with
+    Namespaces map onto scope: every item is in ``agent_id``'s scope (default ``"langgraph"``), and the
+    namespace's label at index ``user_id_position`` (default ``1``: LangGraph's and langmem's
+    ``("memories", <user id>)``) is also the record's ``user_id``, so a user's items are found by a retriever, an
+    AutoGen memory or an AgentScope service scoped to that user (docs/adapters.md); ``0`` suits
+    ``(<user id>, "memories")``, ``None`` keeps items out of every user's scope. The text embedded for an item is
+    its strings, one per line (``fields=None``, the default), or the value at ``fields`` (LangGraph path syntax;
+    ``["$"]`` is the whole value as JSON, InMemoryStore's default) or at a put's ``index``; an item put with
     ``index=False`` is found by ``get`` and filter searches, not by query searches (as in PostgresStore). A query
     search is the engine's hybrid search with no relevance floor (``score`` = its fused score) over at most the
     engine's ``max_limit`` best hits. Filters behave as LangGraph's (``_store_filter`` says exactly how), evaluated
     in Python on candidates the engine pre-selects by namespace (and by plain string equalities). A batch answers
     its reads first and then applies its puts, the last to each place winning, as LangGraph's stores do. Values of
-    any size are kept (those metadata cannot hold as parts in the ``agent_id + ".values"`` scope). Unranked
-    results come oldest update first. TTL is not supported.
+    any size are kept (those metadata cannot hold as parts: records of the item's own user and agent in the session
+    ``"langgraph.values"``, so erasing the user erases them). Unranked results come oldest update first. TTL is
+    not supported.
     """
 
     supports_ttl = False
@@ -129,15 +132,16 @@ class MemadaptStore(BaseStore):
         memory: Memory | AsyncMemory,
         *,
         agent_id: str = DEFAULT_AGENT_ID,
-        user_id_position: int | None = None,
-        fields: Sequence[str] = ("$",),
+        user_id_position: int | None = 1,
+        fields: Sequence[str] | None = None,
     ) -> None:
         if user_id_position is not None and user_id_position < 0:
             field = "user_id_position"
             raise ValidationError(field, f"must be a label index from the start (>= 0), not {user_id_position}")
         self._sync, self._async = engine_views(memory)
+        Scope.of(agent_id=agent_id)  # a missing or malformed agent id fails here, not at the first put
         self._scope = NamespaceScope(agent_id, user_id_position)
-        self._fields = tuple(fields)
+        self._fields = None if fields is None else tuple(fields)
 
     # ---- shared, no I/O -----------------------------------------------------------------------------------
 
@@ -146,9 +150,8 @@ class MemadaptStore(BaseStore):
 
     def _part_ids(self, records: Iterable[MemoryRecord | None]) -> dict[str, list[str]]:
         """The record ids of the parts of each record's value (only records whose value is in parts)."""
-        values = self._scope.values
         return {
-            r.id: [self._sync.record_id(ext, **values) for ext in exts]
+            r.id: [self._sync.record_id(ext, **self._scope.parts(r)) for ext in exts]
             for r in records
             if r is not None and (exts := part_external_ids(r))
         }
@@ -200,7 +203,7 @@ class MemadaptStore(BaseStore):
     def _load(self, records: Sequence[MemoryRecord]) -> list[SearchItem]:
         parts = self._part_ids(records)
         wanted = [i for ids in parts.values() for i in ids]
-        found = {p.id: p for p in self._sync.get_many(wanted, **self._scope.values)} if wanted else {}
+        found = {p.id: p for p in self._sync.get_many(wanted, **self._scope.all_parts)} if wanted else {}
         return self._items(records, parts, found)
 
     def _put(self, op: PutOp, inp: PutInput | None) -> None:
@@ -210,9 +213,9 @@ class MemadaptStore(BaseStore):
             self._sync.delete(rid, **scope)
         else:
             if inp.parts:
-                self._sync.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.values)
+                self._sync.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.parts(scope))
             self._sync.add(inp.item, kind="fact", on_conflict="replace", **scope)
-            kept = {self._sync.record_id(ext, **self._scope.values) for ext in inp.part_ids}
+            kept = {self._sync.record_id(ext, **self._scope.parts(scope)) for ext in inp.part_ids}
             stale = [i for i in stale if i not in kept]
         if stale:
             self._sync.delete_many(stale)
@@ -277,7 +280,7 @@ class MemadaptStore(BaseStore):
     async def _aload(self, records: Sequence[MemoryRecord]) -> list[SearchItem]:
         parts = self._part_ids(records)
         wanted = [i for ids in parts.values() for i in ids]
-        found = {p.id: p for p in await self._async.get_many(wanted, **self._scope.values)} if wanted else {}
+        found = {p.id: p for p in await self._async.get_many(wanted, **self._scope.all_parts)} if wanted else {}
         return self._items(records, parts, found)
 
     async def _aput(self, op: PutOp, inp: PutInput | None) -> None:
@@ -287,9 +290,9 @@ class MemadaptStore(BaseStore):
             await self._async.delete(rid, **scope)
         else:
             if inp.parts:
-                await self._async.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.values)
+                await self._async.add(inp.parts, kind="fact", on_conflict="replace", **self._scope.parts(scope))
             await self._async.add(inp.item, kind="fact", on_conflict="replace", **scope)
-            kept = {self._sync.record_id(ext, **self._scope.values) for ext in inp.part_ids}
+            kept = {self._sync.record_id(ext, **self._scope.parts(scope)) for ext in inp.part_ids}
             stale = [i for i in stale if i not in kept]
         if stale:
             await self._async.delete_many(stale)

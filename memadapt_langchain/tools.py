@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memadapt_core import AsyncMemory, Kind, Memory, ScopeIds
+from memadapt_core import AsyncMemory, Kind, Memory, Scope, ScopeIds, check_count
 
 from ._engine import engine_views
 from ._framework import RunnableConfig, StructuredTool
@@ -38,8 +38,9 @@ def create_search_memory_tool(
     Scope: the ids given here; without ``user_id``, the run's ``configurable["user_id"]``.
     """
     sync, async_ = engine_views(memory)
-    fixed = ScopeIds(user_id=user_id, agent_id=agent_id, session_id=session_id)
+    fixed = Scope.of(user_id, agent_id, session_id, required=False).ids()
     kind_list = None if kinds is None else list(kinds)
+    limit = check_count("limit", limit)
 
     def search_memory(query: str, config: RunnableConfig) -> str:
         hits = sync.search(query, limit=limit, kinds=kind_list, **_scope_for(fixed, config))
@@ -66,7 +67,7 @@ def create_save_memory_tool(
     Scope: the ids given here; without ``user_id``, the run's ``configurable["user_id"]``.
     """
     sync, async_ = engine_views(memory)
-    fixed = ScopeIds(user_id=user_id, agent_id=agent_id, session_id=session_id)
+    fixed = Scope.of(user_id, agent_id, session_id, required=False).ids()
 
     def save_memory(content: str, config: RunnableConfig) -> str:
         [record] = sync.add(content, kind="fact", **_scope_for(fixed, config))

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, ScopeIds, SearchHit, ValidationError
+from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, Scope, SearchHit, ValidationError
 
 from ._engine import LANGCHAIN_KEY, engine_views
 from ._framework import Document, Embeddings, VectorStore
@@ -64,9 +64,8 @@ class MemadaptVectorStore(VectorStore):
         session_id: str | None = None,
     ) -> None:
         self._sync, self._async = engine_views(memory)
-        if user_id is None and agent_id is None and session_id is None:
-            agent_id = DEFAULT_AGENT_ID
-        self._scope = ScopeIds(user_id=user_id, agent_id=agent_id, session_id=session_id)
+        scope = Scope.of(user_id, agent_id, session_id, required=False)  # a malformed id fails here
+        self._scope = scope.ids() if not scope.is_empty() else Scope(agent_id=DEFAULT_AGENT_ID).ids()
 
     @property
     def embeddings(self) -> Embeddings | None:

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from memadapt_agentscope._engine import EngineLike, as_async, tool_texts
-from memadapt_core import AsyncMemory, MemadaptError, Scope, ValidationError
+from memadapt_core import AsyncMemory, MemadaptError, Scope, ValidationError, check_count
 
 from ._framework import LongTermMemoryBase, Msg, TextBlock, ToolResponse
 
@@ -54,7 +54,7 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
         self.user_id = user_id
         self.agent_id = agent_id
         self.session_id = session_id
-        self._top_k = top_k
+        self._top_k = check_count("top_k", top_k)
         self._threshold = threshold
         self._skip_names = frozenset(skip_names)
 

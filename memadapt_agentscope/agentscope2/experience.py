@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeAlias
 
 from memadapt_agentscope._engine import EngineLike, as_async
-from memadapt_core import AsyncMemory, MemadaptError, Scope
+from memadapt_core import AsyncMemory, MemadaptError, Scope, check_count
 
 from ._framework import Agent, AgentEvent, MiddlewareBase, Msg, TextBlock, ToolCallBlock, ToolResultBlock
 
@@ -60,7 +60,7 @@ class MemadaptExperienceMiddleware(MiddlewareBase):
         self._agent_id = agent_id
         self._user_id = user_id
         self._score = score
-        self._top_k = top_k
+        self._top_k = check_count("top_k", top_k)
         self._inject = inject
         self._guidance: dict[int, str] = {}  # per agent object, for the reply under way
 

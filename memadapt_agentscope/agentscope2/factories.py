@@ -33,8 +33,8 @@ def memadapt_middleware_factory(
     user and agent (the session is read from the agent's state, which the service sets to the same id).
 
     The service puts each middleware's ``list_tools()`` in the turn's toolkit (and the middleware would register
-    them itself otherwise): `memadapt_tools_factory` is not needed beside this factory. Keep the default
-    ``background=False``: nothing closes a per-turn middleware, so a background write could be lost.
+    them itself otherwise): `memadapt_tools_factory` is not needed beside this factory. With ``background=True``
+    nothing closes a per-turn middleware: the engine's ``close()`` waits for its writes.
     """
 
     async def build(user_id: str, agent_id: str, session_id: str) -> list[MiddlewareBase]:

@@ -15,7 +15,7 @@ mentions them only while they are available. Passing ``list_tools()`` to the ``T
 
 The exchange is stored before ``reply()`` returns, as AgentScope's memory middlewares do by default.
 ``background=True`` trades that for latency: the write then runs in a task that ``aclose()`` (or leaving
-``async with middleware``) waits for; close the middleware before the engine, or the last write is lost.
+``async with middleware``) waits for, and so does closing the engine (the task is handed to ``engine.track``).
 
 Memories belong to the middleware's user (and agent, if given); writes also record the agent state's session.
 Searches span the user's sessions: that is what makes the memory long-term.
@@ -30,7 +30,7 @@ from types import TracebackType
 from typing import Any, Literal, Self, TypeAlias
 
 from memadapt_agentscope._engine import EngineLike, as_async, user_scope
-from memadapt_core import AsyncMemory, MemadaptError, SearchHit, StoreUnavailableError, ValidationError
+from memadapt_core import AsyncMemory, MemadaptError, SearchHit, StoreUnavailableError, ValidationError, check_count
 
 from ._framework import (
     Agent,
@@ -90,7 +90,7 @@ class MemadaptMiddleware(MiddlewareBase):
         :param threshold: relevance floor passed to the engine; None keeps the engine's default floor.
         :param scope_search_by_agent: False shares one user's memories across all their agents.
         :param background: False (the default) stores the exchange before the reply finishes; True stores it
-            in a background task, for latency: then ``await aclose()`` before closing the engine.
+            in a background task, for latency, which ``aclose()`` and the engine's ``close()`` wait for.
         :param tool_instructions: appended to the system prompt in ``agent_control`` and ``both`` modes, while
             the memory tools are available to the agent.
         :param profile: in ``static_control`` and ``both``, also put a short block of the user's profile (kept by
@@ -105,7 +105,7 @@ class MemadaptMiddleware(MiddlewareBase):
         self._agent_id = agent_id
         self._search_agent_id = agent_id if scope_search_by_agent else None
         self._mode: Mode = mode
-        self._top_k = top_k
+        self._top_k = check_count("top_k", top_k)
         self._threshold = threshold
         self._background = background
         self._tool_instructions = tool_instructions
@@ -246,6 +246,7 @@ class MemadaptMiddleware(MiddlewareBase):
         task = asyncio.create_task(self._write(exchange, session_id))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
+        self._memory.track(task)  # the engine's close() waits for it too
 
     async def _write(self, exchange: list[dict[str, str]], session_id: str) -> None:
         try:

@@ -1,8 +1,10 @@
 """agentscope-runtime ``Message`` <-> memadapt message records.
 
-A stored record keeps the whole serialised ``Message`` in its metadata, so what the service returns is equal
-to what it was given (same id, role, content, metadata). Records written by other adapters (or facts the
-engine consolidated) have no stored ``Message``; they come back as a text ``Message`` built from the record.
+A stored record keeps the serialised ``Message`` in its metadata, so what the service returns is equal to what
+it was given (same id, role, content, metadata); its text lives once, as the record's text (a long reply would
+not fit the metadata's 64 kB twice, and a plugin's redaction of the text reaches what is returned). Records
+written by other adapters (or facts the engine consolidated) have no stored ``Message``; they come back as a text
+``Message`` built from the record.
 
 Only conversation messages (``type == "message"``) with text are stored: reasoning and tool traffic is
 short-term context, and the runtime's own services never match it in a search either.
@@ -52,7 +54,7 @@ def to_engine_messages(messages: Sequence[object], *, skip_names: Collection[str
         entry: dict[str, Any] = {
             "role": data.get("role") or "user",
             "content": text,
-            "metadata": {STORED_MESSAGE_KEY: data},
+            "metadata": {STORED_MESSAGE_KEY: _with_text(data, None)},
         }
         if name:
             entry["name"] = name
@@ -70,7 +72,7 @@ def to_engine_messages(messages: Sequence[object], *, skip_names: Collection[str
 def from_record(record: MemoryRecord) -> Any:
     """The runtime ``Message`` a record stands for (its JSON dict without agentscope-runtime)."""
     stored = record.metadata.get(STORED_MESSAGE_KEY)
-    data = dict(stored) if isinstance(stored, Mapping) else _synthesised(record)
+    data = _with_text(stored, record.text) if isinstance(stored, Mapping) else _synthesised(record)
     return RuntimeMessage.model_validate(data) if RuntimeMessage is not None else data
 
 
@@ -89,6 +91,22 @@ def profile_message(profile: UserProfile) -> Any:
         "metadata": {"memadapt": {"kind": "profile", "version": profile.version}},
     }
     return RuntimeMessage.model_validate(data) if RuntimeMessage is not None else data
+
+
+def _with_text(data: Mapping[str, Any], text: str | None) -> dict[str, Any]:
+    """A copy of a message with the text of its first text part (the one stored as the record's text) taken out
+    (``None``) or put back; a message stored whole by an earlier version keeps its own."""
+    copy = dict(data)
+    content = [dict(part) if isinstance(part, Mapping) else part for part in data.get("content") or ()]
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "text":
+            if text is None:
+                part.pop("text", None)
+            else:
+                part.setdefault("text", text)
+            break
+    copy["content"] = content
+    return copy
 
 
 def _synthesised(record: MemoryRecord) -> dict[str, Any]:

@@ -14,12 +14,11 @@ without it, the same methods take and return the ``Message`` JSON dicts.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection
 from typing import Any
 
 from memadapt_agentscope._engine import EngineLike, as_async, user_scope
-from memadapt_core import AsyncMemory, MemoryRecord, Scope, ValidationError
+from memadapt_core import AsyncMemory, MemoryRecord, Scope, ValidationError, check_count, engine_views
 
 from ._framework import MemoryServiceBase
 from .messages import from_record, profile_message, query_text, to_engine_messages
@@ -61,9 +60,12 @@ class MemadaptMemoryService(MemoryServiceBase):
         :param profile: ``search_memory`` starts with one system message holding the user's profile (kept by
             consolidation, docs/tiers.md) when there is one.
         """
+        if memory is not None:
+            engine_views(memory)  # a wrong engine fails here, not at start()
+        Scope.of(agent_id=agent_id, required=False)  # a malformed agent id fails here
         self._given = memory
         self._agent_id = agent_id
-        self._top_k = top_k
+        self._top_k = check_count("top_k", top_k)
         self._threshold = threshold
         self._skip_names = frozenset(skip_names)
         self._profile = profile
@@ -72,7 +74,7 @@ class MemadaptMemoryService(MemoryServiceBase):
     async def start(self) -> None:
         if self._engine is None:
             # Opening the embedded store loads the embedder: off the event loop.
-            self._engine = as_async(self._given) if self._given is not None else await asyncio.to_thread(AsyncMemory)
+            self._engine = as_async(self._given) if self._given is not None else await AsyncMemory.open()
 
     async def stop(self) -> None:
         engine, self._engine = self._engine, None

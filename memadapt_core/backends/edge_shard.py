@@ -41,9 +41,10 @@ def open_shard(folder: Path, cfg: qe.EdgeConfig, *, existing: bool) -> qe.EdgeSh
             holder = "this process" if str(folder.resolve()) in _OPEN_HERE else "another process"
             msg = (
                 f"the embedded store {folder} is already open in {holder}. The embedded store serves one "
-                "process, opened once: within a process share one Memory (as_sync() / as_async() give the "
-                "other twin over the same store); to share memories between processes, run a Qdrant server "
-                "and pass url=..."
+                "process: within a process, engines opened with the same settings (and no Embedder object or "
+                "plugins of their own) share it, or share one Memory (as_sync() / as_async() give the other "
+                "twin over the same store); to share memories between processes, run a Qdrant server and pass "
+                "url=..."
             )
             raise StoreLockedError(msg) from exc
         msg_0 = f"cannot open the embedded store {folder}: {text}"

@@ -11,7 +11,7 @@ import builtins
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
@@ -57,6 +57,12 @@ class AsyncMemory(MemoryBase):
             return await asyncio.to_thread(fn, *args, **kwargs)
         return fn(*args, **kwargs)
 
+    @classmethod
+    async def open(cls, **options: Any) -> Self:
+        """``AsyncMemory(**options)`` built in a thread: opening loads the embedder and the store (about half a
+        second), which async code must not do on its event loop."""
+        return await asyncio.to_thread(cls, **options)
+
     async def __aenter__(self) -> AsyncMemory:
         return self
 
@@ -80,15 +86,17 @@ class AsyncMemory(MemoryBase):
         return self._worker
 
     async def close(self) -> None:
-        """Finish queued consolidation, then flush and close the store if this object opened it (not a view)."""
+        """Wait for tracked background writes, finish queued consolidation, then flush and close the store if this
+        object opened it (not a view) and no other engine of this process shares it."""
+        await self._resources.background.drain()
         worker, self._worker = self._worker, None
         if worker is not None:
             await worker.close(drain=True)
             await self._llm.close()
-        if self._owner and not self._resources.closed:
+        if self._owner and not self._released and not self._resources.closed and len(self._resources.access):
             await asyncio.to_thread(tiers.write_visits, self._resources)
+        if self._owner and not self._released and await asyncio.to_thread(self._give_back):
             await self._resources.embedder.aclose()
-            await asyncio.to_thread(self._resources.close)
 
     async def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
@@ -336,8 +344,10 @@ class AsyncMemory(MemoryBase):
         return await asyncio.to_thread(transfer.import_records, self._live(), path, progress)
 
     async def flush(self) -> None:
-        """Wait for background consolidation (resuming what was left pending) and make every write durable."""
+        """Wait for tracked background writes and background consolidation (resuming what was left pending) and
+        make every write durable."""
         r = self._live()
+        await r.background.drain()
         if (worker := self._consolidator()) is not None:
             await worker.start()
             await worker.flush()

@@ -21,7 +21,9 @@ from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
 from . import tiers
+from .background import Pending
 from .experience_recall import render_guidance
+from .open_stores import open_resources, release
 from .resources import Resources, build_settings
 from .updates import parse_id
 
@@ -40,6 +42,7 @@ class MemoryBase:
     """Opens (or borrows) the store; see ``MemorySettings`` for every option. Not used directly."""
 
     _asynchronous: ClassVar[bool]
+    _released = False  # this owner gave its reference to the store back (close)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -72,7 +75,8 @@ class MemoryBase:
                 "embedder": None if isinstance(embedder, Embedder) else embedder, **options,
             },
         )  # fmt: skip
-        self._resources, self._owner = Resources(cfg, embedder=given_embedder, plugins=plugins), True
+        # The store this process already holds on that folder is shared (memadapt_core.engine.open_stores).
+        self._resources, self._owner = open_resources(cfg, embedder=given_embedder, plugins=plugins), True
 
     @property
     def settings(self) -> MemorySettings:
@@ -84,10 +88,17 @@ class MemoryBase:
 
     def _live(self) -> Resources:
         """The opened resources; ``StoreUnavailableError`` once this memory (or the one it views) is closed."""
-        if self._resources.closed:
+        if self._released or self._resources.closed:
             msg = "this memory is closed"
             raise StoreUnavailableError(msg)
         return self._resources
+
+    def _give_back(self) -> bool:
+        """This owner's reference to the store returned, once; True when that closed the store (the last one)."""
+        if not self._owner or self._released:
+            return False
+        self._released = True
+        return release(self._resources)
 
     def _view(self, asynchronous: bool) -> MemoryBase:
         """The other twin over this same store (closing the view does not close the store)."""
@@ -99,6 +110,11 @@ class MemoryBase:
     ) -> str:  # fmt: skip
         """The record id that ``add`` gives a message whose ``id`` is ``external_id`` in this scope."""
         return _record_id(parse_scope(user_id, agent_id, session_id), parse_id(external_id, "external_id"))
+
+    def track(self, pending: Pending) -> None:
+        """Hand the engine a background write (an asyncio task, or a thread's ``concurrent.futures.Future``) that
+        an adapter acknowledged before it ran: ``close()`` and ``flush()`` wait for it, so none is lost."""
+        self._resources.background.track(pending)
 
     def format_context(
         self, query: str, hits: Sequence[SearchHit], *, recent: Sequence[MemoryRecord] | None = None,

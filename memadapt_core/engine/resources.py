@@ -26,6 +26,8 @@ from memadapt_core.plugins import Hooks, create_plugin_manager
 from memadapt_core.record_codec import HistoryCap
 from memadapt_core.sparse import SparseEncoder
 
+from .background import BackgroundWrites
+
 __all__ = ["Resources", "build_settings"]
 
 
@@ -59,6 +61,7 @@ class Resources:
     ) -> None:
         self.settings = settings
         self.lock = threading.RLock()  # read-modify-write of single records (memadapt_core.engine.transactions)
+        self.background = BackgroundWrites()  # adapters' background writes, waited for by close() and flush()
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
         self.settings = settings = _calibrated(settings, self.embedder)

@@ -9,7 +9,7 @@ import builtins
 from collections.abc import Callable, Generator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
@@ -46,6 +46,11 @@ class Memory(MemoryBase):
         """An async view of this same store (closing the view does not close the store)."""
         return cast("AsyncMemory", self._view(asynchronous=True))
 
+    @classmethod
+    def open(cls, **options: Any) -> Self:
+        """``Memory(**options)``, named as its async twin's ``AsyncMemory.open`` (which builds in a thread)."""
+        return cls(**options)
+
     def __enter__(self) -> Memory:
         return self
 
@@ -69,14 +74,16 @@ class Memory(MemoryBase):
         return self._worker
 
     def close(self) -> None:
-        """Finish queued consolidation, then flush and close the store if this object opened it (not a view)."""
+        """Wait for tracked background writes, finish queued consolidation, then flush and close the store if this
+        object opened it (not a view) and no other engine of this process shares it."""
+        self._resources.background.drain_blocking()
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.close(drain=True)
             self._llm.close()
-        if self._owner and not self._resources.closed:
+        if self._owner and not self._released and not self._resources.closed:
             tiers.write_visits(self._resources)
-            self._resources.close()
+        self._give_back()
 
     def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
@@ -316,8 +323,10 @@ class Memory(MemoryBase):
         return transfer.import_records(self._live(), path, progress)
 
     def flush(self) -> None:
-        """Wait for background consolidation (resuming what was left pending) and make every write durable."""
+        """Wait for tracked background writes and background consolidation (resuming what was left pending) and
+        make every write durable."""
         r = self._live()
+        r.background.drain_blocking()
         if (worker := self._consolidator()) is not None:
             worker.start()
             worker.flush()

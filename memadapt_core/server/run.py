@@ -50,7 +50,7 @@ def run_stdio(options: dict[str, Any], *, user_id: str | None, agent_id: str | N
     scope = stdio_scope(user_id, agent_id)
 
     async def main() -> None:
-        memory = AsyncMemory(**options)
+        memory = await AsyncMemory.open(**options)  # off the loop: opening loads the embedder
         try:
             server = build_mcp_server(memory, lambda _ctx: scope, fixed_scope=scope)
             register_task_tools(server, memory, lambda _ctx: scope)

@@ -42,6 +42,14 @@ async def test_background_writes_are_drained_when_the_middleware_closes(tmp_path
     assert await stored_texts(tmp_path) == ["My cat is called Miso.", "Noted.", "My dog is called Pax.", "Noted again."]
 
 
+async def test_closing_the_engine_waits_for_background_writes_of_an_unclosed_middleware(tmp_path, make_agent):
+    async with AsyncMemory(path=tmp_path) as engine:
+        agent, _ = make_agent(MemadaptMiddleware(engine, user_id="alice", background=True), ["Noted."])
+        await agent.reply(UserMsg(name="alice", content="My cat is called Miso."))
+
+    assert await stored_texts(tmp_path) == ["My cat is called Miso.", "Noted."]
+
+
 async def test_aclose_waits_for_background_writes(amemory, make_agent):
     mw = MemadaptMiddleware(amemory, user_id="alice", background=True)
     agent, _ = make_agent(mw, ["Noted."])
@@ -52,8 +60,8 @@ async def test_aclose_waits_for_background_writes(amemory, make_agent):
     assert await amemory.count(user_id="alice") == 2
 
 
-async def test_a_50000_character_reply_is_stored_whole(amemory, make_agent):
-    long_reply = ("The Berlin marathon route passes the Brandenburg Gate. " * 1000)[:50_000]
+async def test_a_76000_character_reply_is_stored_whole(amemory, make_agent):
+    long_reply = ("The Berlin marathon route passes the Brandenburg Gate. " * 1400)[:76_000]
     agent, _ = make_agent(MemadaptMiddleware(amemory, user_id="alice"), [long_reply])
 
     await agent.reply(UserMsg(name="alice", content="Describe the Berlin marathon route in detail."))

@@ -9,7 +9,7 @@ from agentscope_runtime.adapters.agentscope.long_term_memory import AgentScopeLo
 from memadapt_agentscope import MemadaptLongTermMemory, MemadaptMemoryService
 from memadapt_core import AsyncMemory
 
-LONG_REPLY = ("The Berlin marathon route passes the Brandenburg Gate. " * 1000)[:50_000]
+LONG_REPLY = ("The Berlin marathon route passes the Brandenburg Gate. " * 1400)[:76_000]
 
 
 async def stored_texts(folder) -> list[str]:
@@ -42,10 +42,18 @@ async def test_the_last_turn_through_the_direct_adapter_survives_closing_the_eng
     assert await stored_texts(tmp_path) == ["My cat is called Miso.", "Noted."]
 
 
-async def test_a_50000_character_reply_is_stored_whole(amemory, make_agent):
+async def test_a_76000_character_reply_is_stored_whole(amemory, make_agent):
     async with MemadaptMemoryService(amemory) as service:
         agent, _ = make_agent(AgentScopeLongTermMemory(service, user_id="alice", session_id="s1"), [LONG_REPLY])
         await agent(Msg("alice", "Describe the Berlin marathon route in detail.", "user"))
+
+    texts = [r.text for r in (await amemory.list(user_id="alice")).records]
+    assert texts == ["Describe the Berlin marathon route in detail.", LONG_REPLY]
+
+
+async def test_a_long_reply_through_the_direct_adapter_is_stored_whole(amemory, make_agent):
+    agent, _ = make_agent(MemadaptLongTermMemory(amemory, user_id="alice", session_id="s1"), [LONG_REPLY])
+    await agent(Msg("alice", "Describe the Berlin marathon route in detail.", "user"))
 
     texts = [r.text for r in (await amemory.list(user_id="alice")).records]
     assert texts == ["Describe the Berlin marathon route in detail.", LONG_REPLY]

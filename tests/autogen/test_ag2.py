@@ -138,10 +138,34 @@ def test_the_chat_is_on_disk_when_initiate_chat_returns(tmp_path: Path) -> None:
         ]
 
 
-def test_a_50000_character_reply_is_stored_whole(sync_engine: Memory) -> None:
-    long_reply = ("The Berlin marathon route passes the Brandenburg Gate. " * 1000)[:50_000]
+def test_a_76000_character_reply_is_stored_whole(sync_engine: Memory) -> None:
+    long_reply = ("The Berlin marathon route passes the Brandenburg Gate. " * 1400)[:76_000]
     user, assistant, _ = two_agents(MemadaptCapability(sync_engine, user_id="alice"), answer=long_reply)
 
     user.initiate_chat(assistant, message="Describe the route in detail.", max_turns=1, silent=True)
 
     assert [r.text for r in sync_engine.list(user_id="alice").records] == ["Describe the route in detail.", long_reply]
+
+
+def test_the_capability_refuses_a_limit_under_one_and_what_is_not_an_engine(memory: Memory) -> None:
+    with pytest.raises(ValidationError, match="limit"):
+        MemadaptCapability(memory, user_id="alice", limit=0)
+    with pytest.raises(ValidationError, match="memadapt engine"):
+        MemadaptCapability(memory="./memories", user_id="alice")  # type: ignore[arg-type]
+
+
+def test_a_users_langgraph_item_reaches_that_users_ag2_agent(sync_engine: Memory) -> None:
+    from memadapt_langchain import MemadaptStore  # the LangGraph side of the shared store (docs/adapters.md)
+
+    MemadaptStore(sync_engine).put(("memories", "maya"), "sister", {"content": "Maya's sister lives in Porto"})
+    user, assistant, model = two_agents(MemadaptCapability(sync_engine, user_id="maya", record=False))
+    other_user, other_assistant, other_model = two_agents(
+        MemadaptCapability(sync_engine, user_id="tom", threshold=0.0, record=False)
+    )
+
+    user.initiate_chat(assistant, message="Where does my sister live?", max_turns=1, silent=True)
+    other_user.initiate_chat(other_assistant, message="Where does my sister live?", max_turns=1, silent=True)
+
+    [sent] = memory_messages(model.calls[-1])
+    assert "Maya's sister lives in Porto" in sent
+    assert memory_messages(other_model.calls[-1]) == []

@@ -15,8 +15,9 @@ from memadapt_core import AsyncMemory
 SECRET = "sk-do-not-leak-1234"
 
 
-async def test_dump_uses_the_public_provider_name(amemory: AsyncMemory) -> None:
-    model = MemadaptMemory(memory=amemory, user_id="alice").dump_component()
+async def test_dump_uses_the_public_provider_name(tmp_path: Path) -> None:
+    async with AsyncMemory(path=tmp_path) as engine:
+        model = MemadaptMemory(memory=engine, user_id="alice").dump_component()
 
     assert model.provider == "memadapt_autogen.MemadaptMemory"
     assert model.component_type == "memory"
@@ -50,7 +51,8 @@ async def test_memory_round_trips_through_its_config(tmp_path: Path) -> None:
 async def test_api_key_never_appears_in_a_dump() -> None:
     memory = MemadaptMemory(location=":memory:", api_key=SECRET, user_id="alice")
     try:
-        dumped = memory.dump_component()
+        with pytest.warns(UserWarning, match="empty store"):
+            dumped = memory.dump_component()
     finally:
         await memory.close()
 
@@ -89,9 +91,8 @@ async def test_agent_with_memory_round_trips_and_remembers(tmp_path: Path) -> No
         system_message=None,
     )
     dumped = json.loads(agent.dump_component().model_dump_json())
-    await memory.close()  # one process opens a folder once: release it before loading the copy
 
-    loaded = AssistantAgent.load_component(dumped)
+    loaded = AssistantAgent.load_component(dumped)  # while the original lives: both share the open folder
     loaded_memory = loaded._memory[0] if loaded._memory else None  # AutoGen has no public accessor
     try:
         assert isinstance(loaded_memory, MemadaptMemory)
@@ -101,6 +102,25 @@ async def test_agent_with_memory_round_trips_and_remembers(tmp_path: Path) -> No
     finally:
         if loaded_memory is not None:
             await loaded_memory.close()
+        await memory.close()
+
+
+async def test_a_memory_loaded_while_a_shared_engine_lives_uses_its_store(tmp_path: Path) -> None:
+    async with AsyncMemory(path=tmp_path) as engine:
+        original = MemadaptMemory(memory=engine, user_id="alice")
+        await original.add(MemoryContent(content="Alice keeps bees.", mime_type="text/plain"))
+
+        loaded = MemadaptMemory.load_component(original.dump_component())
+        try:
+            assert [r.content for r in (await loaded.query("bees")).results] == ["Alice keeps bees."]
+        finally:
+            await loaded.close()
+        assert await engine.count(user_id="alice") == 1  # the loaded copy's close left the engine open
+
+
+async def test_dumping_a_memory_location_memory_warns_that_its_copy_starts_empty(amemory: AsyncMemory) -> None:
+    with pytest.warns(UserWarning, match="location=':memory:'"):
+        MemadaptMemory(memory=amemory, user_id="alice").dump_component()
 
 
 def test_loading_a_bad_config_fails_with_pydantic_validation() -> None:
@@ -137,6 +157,7 @@ async def test_the_embedders_key_never_appears_in_a_dump(tmp_path: Path) -> None
         user_id="ann", location=":memory:", embedder={"provider": "wordllama", "api_key": "sk-secret-embedder-key"}
     )
     try:
-        assert "sk-secret-embedder-key" not in memory.dump_component().model_dump_json()
+        with pytest.warns(UserWarning, match="empty store"):
+            assert "sk-secret-embedder-key" not in memory.dump_component().model_dump_json()
     finally:
         await memory.close()

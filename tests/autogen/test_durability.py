@@ -13,7 +13,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 from memadapt_autogen import MemadaptMemory
 from memadapt_core import AsyncMemory
 
-LONG_REPLY = ("The Berlin marathon route passes the Brandenburg Gate. " * 1000)[:50_000]
+LONG_REPLY = ("The Berlin marathon route passes the Brandenburg Gate. " * 1400)[:76_000]
 
 
 async def stored_texts(folder: Path) -> list[str]:
@@ -45,7 +45,7 @@ async def test_a_memory_that_opened_its_own_store_keeps_the_run_after_close(tmp_
     assert await stored_texts(tmp_path) == ["I am training for the Berlin marathon.", "Noted."]
 
 
-async def test_a_50000_character_reply_from_a_run_is_stored_whole(amemory: AsyncMemory) -> None:
+async def test_a_76000_character_reply_from_a_run_is_stored_whole(amemory: AsyncMemory) -> None:
     memory = MemadaptMemory(memory=amemory, user_id="alice")
     result = await agent_with(memory, LONG_REPLY).run(task="Describe the Berlin marathon route in detail.")
 
@@ -57,7 +57,7 @@ async def test_a_50000_character_reply_from_a_run_is_stored_whole(amemory: Async
     ]
 
 
-async def test_a_50000_character_message_is_stored_and_found(amemory: AsyncMemory) -> None:
+async def test_a_76000_character_message_is_stored_and_found(amemory: AsyncMemory) -> None:
     memory = MemadaptMemory(memory=amemory, user_id="alice")
 
     await memory.add_messages([TextMessage(source="assistant", content=LONG_REPLY)])

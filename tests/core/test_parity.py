@@ -10,7 +10,9 @@ import memadapt_core
 from memadapt_core import AsyncMemory, Memory
 
 # Pure functions, properties and the views between twins: nothing to await.
-SYNC_BY_DESIGN = {"format_context", "format_experience", "record_id", "settings", "embedder", "as_async", "as_sync"}
+SYNC_BY_DESIGN = {
+    "format_context", "format_experience", "record_id", "settings", "embedder", "as_async", "as_sync", "track",
+}  # fmt: skip
 
 
 def _public(cls: type) -> set[str]:
@@ -91,7 +93,8 @@ def test_public_surface_is_pinned() -> None:
         "EmbeddingError", "HistoryEvent", "Kind", "LLMError", "LLMSettings", "MemadaptError", "Memory",
         "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "ScopeIds", "SearchHit",
         "StoreError", "StoreFullError", "StoreLockedError", "StoreUnavailableError", "ValidationError", "hookimpl",
-        "JSON", "fit_query", "parse_json_object", "ProfileStatement", "TierSettings", "UserProfile",
+        "JSON", "fit_query", "parse_json_object", "check_count", "engine_views", "ProfileStatement",
+        "TierSettings", "UserProfile",
     }  # fmt: skip
     for name in memadapt_core.__all__:
         assert hasattr(memadapt_core, name), name

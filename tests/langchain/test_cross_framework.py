@@ -7,7 +7,7 @@ from autogen_core.memory import MemoryContent, MemoryMimeType
 from memadapt_agentscope import MemadaptMemoryService
 from memadapt_autogen import MemadaptMemory
 from memadapt_core import AsyncMemory
-from memadapt_langchain import MemadaptRetriever
+from memadapt_langchain import MemadaptRetriever, MemadaptStore
 
 
 async def test_a_fact_stored_through_autogen_is_retrieved_through_langchain() -> None:
@@ -29,3 +29,47 @@ async def test_a_conversation_stored_through_agentscope_is_retrieved_through_lan
         await service.stop()
         docs = await MemadaptRetriever(memory=engine, user_id="maya", k=3).ainvoke("which marathon am I training for")
         assert "Lisbon marathon" in docs[0].page_content
+
+
+# A LangGraph item under a user's namespace, found with every adapter's defaults (docs/adapters.md).
+LANGGRAPH_NS = ("memories", "maya")
+LANGGRAPH_VALUE = {"content": "Maya's sister lives in Porto"}
+QUESTION = "where does my sister live"
+
+
+async def _put_langgraph_item(engine: AsyncMemory) -> None:
+    await MemadaptStore(engine).aput(LANGGRAPH_NS, "sister", LANGGRAPH_VALUE)
+
+
+async def test_a_users_langgraph_item_is_found_by_that_users_retriever() -> None:
+    async with AsyncMemory(location=":memory:") as engine:
+        await _put_langgraph_item(engine)
+
+        maya = await MemadaptRetriever(memory=engine, user_id="maya").ainvoke(QUESTION)
+        tom = await MemadaptRetriever(memory=engine, user_id="tom", threshold=0.0).ainvoke(QUESTION)
+
+        assert [d.page_content for d in maya] == ["Maya's sister lives in Porto"]
+        assert tom == []
+
+
+async def test_a_users_langgraph_item_is_found_by_that_users_autogen_memory() -> None:
+    async with AsyncMemory(location=":memory:") as engine:
+        await _put_langgraph_item(engine)
+
+        maya = await MemadaptMemory(memory=engine, user_id="maya").query(QUESTION)
+        tom = await MemadaptMemory(memory=engine, user_id="tom", threshold=0.0).query(QUESTION)
+
+        assert [r.content for r in maya.results] == ["Maya's sister lives in Porto"]
+        assert tom.results == []
+
+
+async def test_a_users_langgraph_item_is_found_by_that_users_agentscope_service() -> None:
+    async with AsyncMemory(location=":memory:") as engine, MemadaptMemoryService(memory=engine) as service:
+        await _put_langgraph_item(engine)
+        question = [{"role": "user", "content": [{"type": "text", "text": QUESTION}]}]
+
+        maya = await service.search_memory("maya", question)
+        tom = await service.search_memory("tom", question)
+
+        assert ["Porto" in str(found) for found in maya] == [True]
+        assert tom == []

@@ -15,7 +15,7 @@ from langchain_core.runnables.history import RunnableWithMessageHistory
 from memadapt_core import AsyncMemory, Memory
 from memadapt_langchain import MemadaptChatMessageHistory
 
-LONG_REPLY = ("The Berlin marathon route passes the Brandenburg Gate. " * 1000)[:50_000]
+LONG_REPLY = ("The Berlin marathon route passes the Brandenburg Gate. " * 1400)[:76_000]
 CONFIG = {"configurable": {"session_id": "s1"}}
 
 # RunnableWithMessageHistory, the main consumer of chat histories, is deprecated upstream (since langchain-core 1.x)
@@ -62,7 +62,7 @@ async def test_a_turn_survives_closing_the_engine_right_after_ainvoke(
     assert stored_texts(tmp_path) == ["I am training for the Berlin marathon.", "Noted."]
 
 
-def test_a_50000_character_reply_of_a_chain_is_stored_whole(
+def test_a_76000_character_reply_of_a_chain_is_stored_whole(
     memory: Memory, scripted_model: Callable[[list[AIMessage]], BaseChatModel]
 ) -> None:
     chain = chat_chain(memory, scripted_model([AIMessage(LONG_REPLY)]))
@@ -73,7 +73,7 @@ def test_a_50000_character_reply_of_a_chain_is_stored_whole(
     assert [m.content for m in history.messages] == ["Describe the Berlin marathon route in detail.", LONG_REPLY]
 
 
-async def test_a_50000_character_message_round_trips_through_add_messages(amemory: AsyncMemory) -> None:
+async def test_a_76000_character_message_round_trips_through_add_messages(amemory: AsyncMemory) -> None:
     history = MemadaptChatMessageHistory(amemory, "s1", user_id="alice")
     exchange: list[BaseMessage] = [HumanMessage("Describe the route."), AIMessage(LONG_REPLY)]
 

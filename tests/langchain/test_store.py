@@ -17,13 +17,38 @@ def test_items_are_facts_in_the_langgraph_agent_scope(memory: Memory) -> None:
     assert (record.kind, record.agent_id, record.user_id) == ("fact", "langgraph", None)
 
 
-def test_user_id_position_makes_that_label_the_records_user(memory: Memory) -> None:
-    store = MemadaptStore(memory, user_id_position=1)
+def test_the_second_label_is_the_records_user_by_default(memory: Memory) -> None:
+    store = MemadaptStore(memory)
 
     store.put(("memories", "alice"), "k", {"content": "Alice drinks green tea"})
 
-    assert [r.text for r in memory.list(user_id="alice").records] == ['{"content": "Alice drinks green tea"}']
+    assert [r.text for r in memory.list(user_id="alice").records] == ["Alice drinks green tea"]
     assert memory.list(user_id="memories").records == []
+
+
+def test_user_id_position_chooses_the_users_label(memory: Memory) -> None:
+    MemadaptStore(memory, user_id_position=0).put(("alice", "memories"), "k", {"content": "Alice drinks tea"})
+    MemadaptStore(memory, user_id_position=None).put(("memories", "bob"), "k", {"content": "Bob drinks tea"})
+
+    assert [r.text for r in memory.list(user_id="alice").records] == ["Alice drinks tea"]
+    assert memory.list(user_id="bob").records == []
+
+
+def test_a_label_that_cannot_be_a_user_id_leaves_the_item_in_no_users_scope(memory: Memory) -> None:
+    store = MemadaptStore(memory)
+
+    store.put(("memories", "  "), "k", {"content": "a blank user label"})
+
+    assert store.get(("memories", "  "), "k").value == {"content": "a blank user label"}  # type: ignore[union-attr]
+    assert [r.user_id for r in memory.list(agent_id="langgraph").records] == [None]
+
+
+def test_an_items_strings_are_embedded_by_default(memory: Memory) -> None:
+    MemadaptStore(memory).put(("docs",), "d", {"title": "Pruning roses", "meta": {"tags": ["garden"]}, "n": 3})
+    MemadaptStore(memory).put(("docs",), "e", {"n": 3})
+
+    texts = [r.text for r in memory.list(agent_id="langgraph").records]
+    assert texts == ["Pruning roses\ngarden", '{"n": 3}']  # a value without strings: its JSON
 
 
 def test_a_users_store_items_are_recalled_by_a_retriever_for_that_user(memory: Memory) -> None:

@@ -102,12 +102,57 @@ def test_a_large_value_overwritten_by_a_small_one_leaves_nothing_behind(memory: 
     store.put(NS, "k", {"blob": "small"})
 
     assert store.get(NS, "k").value == {"blob": "small"}  # type: ignore[union-attr]
-    assert memory.count(agent_id="langgraph.values") == 0
+    assert memory.count(agent_id="langgraph") == 1
 
     store.put(NS, "k", {"blob": "z" * 100_000})
     store.delete(NS, "k")
 
-    assert memory.count(agent_id="langgraph.values") == 0
+    assert memory.count(agent_id="langgraph") == 0
+
+
+@pytest.fixture
+def users_store(memory: Memory) -> MemadaptStore:
+    """Alice's and Bob's large values, under ("memories", user) namespaces."""
+    store = MemadaptStore(memory, user_id_position=1)
+    for user in ("alice", "bob"):
+        store.put(("memories", user), "big", {"text": f"{user} " * 30_000})
+        store.put(("memories", user), "small", {"text": f"{user} likes tea"})
+    return store
+
+
+def test_a_users_large_values_are_erased_with_the_user(users_store: MemadaptStore, memory: Memory) -> None:
+    memory.delete_all(user_id="alice")
+
+    assert memory.count(user_id="alice") == 0
+    assert users_store.get(("memories", "alice"), "big") is None
+    assert users_store.get(("memories", "bob"), "big").value == {"text": "bob " * 30_000}  # type: ignore[union-attr]
+
+
+def test_erasing_a_user_of_the_store_agent_erases_their_large_values(
+    users_store: MemadaptStore, memory: Memory
+) -> None:
+    memory.delete_all(user_id="alice", agent_id="langgraph")
+
+    assert memory.count(user_id="alice") == 0
+
+
+def test_the_parts_of_a_users_large_value_belong_to_that_user(users_store: MemadaptStore, memory: Memory) -> None:
+    owners = {record.user_id for record in memory.iter_records(agent_id="langgraph")}
+
+    assert owners == {"alice", "bob"}
+    assert all(r.user_id == "bob" for r in memory.iter_records(user_id="bob"))
+    assert memory.count(agent_id="langgraph") == memory.count(user_id="alice") + memory.count(user_id="bob")
+
+
+async def test_the_async_store_keeps_a_users_large_value_in_that_users_scope(memory: Memory) -> None:
+    store = MemadaptStore(memory.as_async(), user_id_position=1)
+    await store.aput(("memories", "alice"), "big", {"text": "alice " * 30_000})
+
+    item = await store.aget(("memories", "alice"), "big")
+    assert item is not None
+    assert item.value == {"text": "alice " * 30_000}
+    await memory.as_async().delete_all(user_id="alice")
+    assert memory.count(agent_id="langgraph") == 0
 
 
 def test_values_the_engine_cannot_index_are_kept_whole(store: BaseStore) -> None:

@@ -159,3 +159,13 @@ def test_metadata_must_be_json(memory: Memory) -> None:
 def test_from_texts_needs_an_engine() -> None:
     with pytest.raises(ValueError, match="memory"):
         MemadaptVectorStore.from_texts(["alpha"], None)
+
+
+def test_a_76000_character_document_is_stored_whole_and_found(memory: Memory) -> None:
+    text = ("The Berlin marathon route passes the Brandenburg Gate. " * 1400)[:76_000]
+    store = MemadaptVectorStore(memory)
+    store.add_documents([Document(page_content=text)], ids=["route"])
+
+    [found] = store.similarity_search("Berlin marathon route", k=1)
+
+    assert (found.id, found.page_content) == ("route", text)

@@ -12,9 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
-from memadapt_core import AsyncMemory, Memory, StoreLockedError, ValidationError
+from memadapt_core import AsyncMemory, Memory, ValidationError
 
 from ._support import all_records, new_token
 
@@ -182,9 +180,10 @@ def test_an_update_racing_a_delete_never_brings_the_record_back(memory: Memory) 
     assert resurrected == []
 
 
-def test_a_second_engine_on_an_open_embedded_folder_in_the_same_process_is_refused(tmp_path: Path) -> None:
-    with Memory(path=tmp_path), pytest.raises(StoreLockedError, match=r"open in this process.*as_sync"):
-        Memory(path=tmp_path)
+def test_a_second_engine_on_an_open_embedded_folder_in_the_same_process_shares_it(tmp_path: Path) -> None:
+    with Memory(path=tmp_path) as first, Memory(path=tmp_path) as second:
+        first.add("shared", user_id="alice")
+        assert second.count(user_id="alice") == 1
 
 
 def test_an_embedded_folder_is_free_again_once_its_engine_closed(tmp_path: Path) -> None:

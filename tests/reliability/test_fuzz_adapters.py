@@ -267,9 +267,10 @@ def test_langchain_components_refuse_bad_input_cleanly(store: Memory, loop: asyn
         _refused_cleanly(store, lambda: items.put(namespace, key, value), LANGCHAIN_ERRORS)
         _refused_cleanly(store, lambda: items.get(namespace, key), LANGCHAIN_ERRORS)
         _refused_cleanly(store, lambda: items.search(namespace, query=query, limit=k), LANGCHAIN_ERRORS)
-        history = MemadaptChatMessageHistory(store, "s1", user_id=scope["user_id"])
-        turns = [HumanMessage(t) if i % 2 == 0 else AIMessage(t) for i, t in enumerate(texts)]
-        _refused_cleanly(store, lambda: history.add_messages(turns), LANGCHAIN_ERRORS)
+        history = _refused_cleanly(store, lambda: MemadaptChatMessageHistory(store, "s1", user_id=scope["user_id"]))
+        if history is not None:
+            turns = [HumanMessage(t) if i % 2 == 0 else AIMessage(t) for i, t in enumerate(texts)]
+            _refused_cleanly(store, lambda: history.add_messages(turns), LANGCHAIN_ERRORS)
 
     check()
 
