@@ -189,12 +189,14 @@ def run(convs: Sequence[Conversation], args: argparse.Namespace) -> dict[str, An
     with Memory(location=":memory:") as plain:  # the same ingestion without an LLM: add latency, consolidation off
         off, _ = ingest(plain, convs, "consolidate off", {}, check=False)
     replay = LocomoReplay(data)
+    gate = getattr(args, "heat_threshold", None)
     with ScriptedLLMServer(responder=delayed(replay, delay)) as server, Memory(
-        location=":memory:", llm=server.llm_settings(timeout=60.0 + delay)
+        location=":memory:", llm=server.llm_settings(timeout=60.0 + delay), tiers={"heat_threshold": gate}
     ) as mem:  # fmt: skip
         settings = {
             "consolidation_batch": mem.settings.consolidation_batch,
             "reflect_every": mem.settings.reflect_every,
+            "heat_threshold": gate,
         }
         dia: dict[str, str] = {}
         on, pending_on_return = ingest(mem, convs, "consolidate", dia, check=True)

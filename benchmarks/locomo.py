@@ -316,6 +316,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--fastembed-model-path", nargs=2, metavar=("MODEL", "DIR"), help="a local ONNX model")
     parser.add_argument("--consolidate", action="store_true", help="only the consolidation run (_locomo_consolidate)")
     parser.add_argument("--llm-delay-ms", type=float, default=200.0, help="--consolidate: the replay LLM's latency")
+    parser.add_argument(
+        "--heat-threshold", type=float, help="--consolidate: tiers.heat_threshold (consolidate only hot segments)"
+    )
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
 

@@ -28,6 +28,7 @@ class MemadaptMemoryConfig(BaseModel):
     limit: int = Field(5, ge=1, description="memories injected into the model context per turn")
     threshold: float | None = Field(None, description="minimum hit score; None keeps the engine's relevance floor")
     kinds: list[Kind] | None = Field(None, description="kinds to search; None searches all")
+    profile: bool = Field(False, description="put a short block of the user's profile before the memories each turn")
     user_sources: list[str] = Field(
         default_factory=lambda: ["user"],
         description="sources that add_messages stores with role 'user'; any other source is 'assistant'",

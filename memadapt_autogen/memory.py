@@ -76,6 +76,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         threshold: float | None = None,
         kinds: Sequence[Kind] | None = None,
         user_sources: Sequence[str] = ("user",),
+        profile: bool = False,
         path: str | None = None,
         location: str | None = None,
         url: str | None = None,
@@ -92,6 +93,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             threshold=threshold,
             kinds=None if kinds is None else list(kinds),
             user_sources=list(user_sources),
+            profile=profile,
             path=path,
             location=location,
             url=url,
@@ -101,6 +103,9 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             embedder=EmbedderSettings(provider=embedder) if isinstance(embedder, str) else embedder,
         )
         self._scope = Scope.of(user_id, agent_id, session_id)  # fails here, not at the first call
+        if profile and user_id is None and agent_id is None:
+            field = "profile"
+            raise ValidationError(field, "a profile belongs to a user (or an agent): give user_id")
         store = {name: getattr(self._config, name) for name in _STORE_FIELDS}
         store = {name: value for name, value in store.items() if value is not None}
         if memory is not None and store:
@@ -166,10 +171,13 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
 
     async def update_context(self, model_context: ChatCompletionContext) -> UpdateContextResult:
         """Search with the last user message and keep one system message with what was found (rendered by
-        the engine's ``format_context``), replacing the one this memory added on the previous turn."""
+        the engine's ``format_context``, after the user's profile when ``profile``), replacing the one this memory
+        added on the previous turn."""
         query = last_user_text(await model_context.get_messages(), self._engine.settings.max_text_chars)
         hits = await self._search(query) if query.strip() else []
-        text = self._engine.format_context(query, hits) if hits else None
+        found = await self._engine.profile(**self._profile_owner()) if self._config.profile else None
+        profile = found if found is not None and not found.is_empty() else None
+        text = self._engine.format_context(query, hits, profile=profile) if hits or profile else None
         await replace_memory_message(model_context, self._owner, text)
         return UpdateContextResult(memories=MemoryQueryResult(results=[content_from_hit(hit) for hit in hits]))
 
@@ -182,6 +190,9 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         if self._owns_engine and not self._closed:
             self._closed = True
             await self._engine.close()
+
+    def _profile_owner(self) -> dict[str, str | None]:
+        return {"user_id": self._scope.user_id, "agent_id": self._scope.agent_id}
 
     async def _search(self, query: str, **kwargs: Any) -> list[SearchHit]:
         options: dict[str, Any] = {
@@ -218,6 +229,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             threshold=config.threshold,
             kinds=config.kinds,
             user_sources=config.user_sources,
+            profile=config.profile,
             path=config.path,
             location=config.location,
             url=config.url,

@@ -1,7 +1,7 @@
 """memadapt_core: long-term memory for LLM agents on Qdrant, framework-neutral."""
 
 from .adapter_args import check_count, engine_views
-from .config import EmbedderSettings, LLMSettings, MemorySettings, RetrievalSettings
+from .config import EmbedderSettings, LLMSettings, MemorySettings, RetrievalSettings, TierSettings
 from .embedders.base import Embedder
 from .engine import AsyncMemory, Memory
 from .errors import (
@@ -21,6 +21,7 @@ from .errors import (
 from .formatting import BLOCK_END, BLOCK_START
 from .hookspecs import hookimpl
 from .models import JSON, HistoryEvent, Kind, MemoryRecord, Page, Scope, ScopeIds, SearchHit
+from .profile import ProfileStatement, UserProfile
 from .validation import fit_query, parse_json_object
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "MemorySettings",
     "Page",
     "PluginError",
+    "ProfileStatement",
     "RetrievalSettings",
     "Scope",
     "ScopeIds",
@@ -52,6 +54,8 @@ __all__ = [
     "StoreFullError",
     "StoreLockedError",
     "StoreUnavailableError",
+    "TierSettings",
+    "UserProfile",
     "ValidationError",
     "check_count",
     "engine_views",

@@ -100,6 +100,11 @@ def _parser() -> argparse.ArgumentParser:
     lst.add_argument("--cursor")
     lst.add_argument("--kinds", nargs="+", choices=list(KINDS))
 
+    profile = sub.add_parser("profile", parents=after, help="the user's profile (or, with only --agent, the agent's)")
+    profile.add_argument("--user", dest="user_id", help="user id")
+    profile.add_argument("--agent", dest="agent_id", help="agent id")
+    profile.add_argument("--as-of", dest="as_of", help="the profile as it stood then (ISO 8601)")
+
     delete = sub.add_parser("delete", parents=after, help="delete one record by id, or everything in a scope")
     delete.add_argument("id", nargs="?")
     _scope_args(delete)
@@ -218,6 +223,11 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
             lines.append(f"(more: --cursor {page.next_cursor})")
         _emit(ns, page.model_dump(mode="json"), lines or ["(empty)"])
         return EXIT_OK
+    if ns.command == "profile":
+        found = mem.profile(user_id=ns.user_id, agent_id=ns.agent_id, as_of=ns.as_of)
+        lines = [f"version {found.version}", *found.lines()] if not found.is_empty() else ["(no profile yet)"]
+        _emit(ns, found.model_dump(mode="json"), lines)
+        return EXIT_OK if not found.is_empty() else EXIT_NOT_FOUND
     if ns.command == "delete":
         scope = _scope(ns)
         if ns.id is not None:

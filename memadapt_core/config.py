@@ -23,6 +23,7 @@ __all__ = [
     "MemorySettings",
     "RetrievalSettings",
     "TaskMemorySettings",
+    "TierSettings",
     "default_path",
     "openai_base_url",
     "openai_key",
@@ -194,6 +195,34 @@ def openai_base_url(explicit: str | None) -> str | None:
     return explicit or os.environ.get("OPENAI_BASE_URL", "").strip() or None
 
 
+class TierSettings(BaseModel):
+    """MemoryOS's tiers (docs/tiers.md): working memory, the profile, heat and the capacity of long-term knowledge."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    working_memory: int = Field(7, ge=1, le=1_000, description="latest turns recent() returns by default")
+    profile: bool = Field(False, description="with an LLM: consolidation keeps a profile per user (and per agent)")
+    profile_max_facts: int = Field(60, ge=1, description="facts and insights shown in one profile update call")
+    profile_block: int = Field(12, ge=0, description="profile statements format_context(profile=...) shows")
+    assistant_knowledge: bool = Field(
+        True, description="what the assistant says about itself goes to the agent's scope (scopes with an agent)"
+    )
+    heat: bool = Field(False, description="count each record's retrievals (visits, last access) for its heat")
+    heat_visit_weight: float = Field(1.0, ge=0, description="heat per retrieval into a context")
+    heat_length_weight: float = Field(1.0, ge=0, description="heat per turn of the interaction behind a record")
+    heat_recency_weight: float = Field(1.0, ge=0, description="heat of a record used (or said) just now")
+    heat_half_life_hours: float = Field(168.0, gt=0, description="hours in which the recency part halves")
+    heat_threshold: float | None = Field(
+        None, ge=0, description="with an LLM: consolidate a pending segment only once its heat reaches this"
+    )
+    llm_calls_per_hour: int | None = Field(
+        None, ge=1, description="with an LLM: consolidation batches wait once this many calls ran in the last hour"
+    )
+    knowledge_capacity: int | None = Field(
+        None, ge=1, description="valid facts kept in search per user (or agent); the coldest beyond are archived"
+    )
+
+
 class MemorySettings(_RedactedURLs, BaseSettings):
     """Everything an engine needs; all optional. ``Memory()`` with nothing set opens the embedded default store."""
 
@@ -226,6 +255,7 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    tiers: TierSettings = Field(default_factory=TierSettings)
     task_memory: TaskMemorySettings = Field(default_factory=TaskMemorySettings)
     consolidation_batch: int = Field(20, ge=1, description="messages per extraction call")
     reflect_every: int = Field(10, ge=0, description="new facts per scope between reflections (0: never)")

@@ -28,9 +28,11 @@ __all__ = [
 JSON: TypeAlias = Any
 """A JSON-serialisable value (the type of user metadata)."""
 
-Kind = Literal["message", "fact", "insight", "trajectory", "experience", "tool_call", "tool_guide"]
-KINDS: tuple[Kind, ...] = ("message", "fact", "insight", "trajectory", "experience", "tool_call", "tool_guide")
-PERSONAL_KINDS: tuple[Kind, ...] = ("message", "fact", "insight")
+Kind = Literal["message", "fact", "insight", "profile", "trajectory", "experience", "tool_call", "tool_guide"]
+KINDS: tuple[Kind, ...] = (
+    "message", "fact", "insight", "profile", "trajectory", "experience", "tool_call", "tool_guide",
+)  # fmt: skip
+PERSONAL_KINDS: tuple[Kind, ...] = ("message", "fact", "insight", "profile")
 """What ``search`` looks in unless ``kinds`` names others: task memory (trajectories, experiences, tool calls and
 guides) is only searched when asked for (docs/task-memory.md)."""
 MAX_ID_CHARS = 512
@@ -95,8 +97,8 @@ class HistoryEvent(BaseModel):
 
 
 class MemoryRecord(BaseModel):
-    """One memory: a raw message, a fact or an insight; for task memory a trajectory, an experience, a tool call
-    or a tool guide."""
+    """One memory: a raw message, a fact, an insight or a profile statement; for task memory a trajectory, an
+    experience, a tool call or a tool guide."""
 
     id: str
     text: str
@@ -117,6 +119,9 @@ class MemoryRecord(BaseModel):
     superseded_by: str | None = None
     hash: str = ""
     consolidated: bool = False  # a message: its facts are extracted; a fact: a reflection has taken it
+    visits: int = 0  # times retrieved into a context (with tiers.heat on; memadapt_core.heat)
+    last_access: datetime | None = None
+    archived: bool = False  # beyond tiers.knowledge_capacity: kept, left out of search and list by default
     metadata: dict[str, JSON] = Field(default_factory=dict)
 
     @property

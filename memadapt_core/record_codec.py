@@ -129,6 +129,12 @@ def payload_of(record: MemoryRecord, history: Sequence[HistoryEvent] = (), *, ca
         payload["valid_to"] = iso(record.valid_to)
     if record.source_ids:
         payload["source_ids"] = list(record.source_ids)
+    if record.visits:
+        payload["visits"] = record.visits
+    if record.last_access is not None:
+        payload["last_access"] = iso(record.last_access)
+    if record.archived:
+        payload["archived"] = 1
     if record.kind == "message":
         # 0/1, not a JSON boolean: qdrant-edge cannot match stored booleans (MatchValue(True) means 1).
         payload["consolidated"] = int(record.consolidated)
@@ -186,6 +192,12 @@ def record_from_payload(point_id: str, payload: dict[str, Any]) -> MemoryRecord:
             data[key] = copy_json(value)  # the payload may be a cached one: the record gets its own
         elif key == "consolidated":
             data[key] = bool(value)
+        elif key == "visits":
+            data[key] = int(value)
+        elif key == "archived":
+            data[key] = bool(value)
+        elif key == "last_access":
+            data[key] = datetime.fromisoformat(value)
     data.setdefault("created_at", data.get("observed_at"))
     data.setdefault("updated_at", data["created_at"])
     if data["kind"] != "message":

@@ -3,6 +3,7 @@ memory tools, and task memory (an experience retriever and tools), all over one 
 
 from .chat_history import MemadaptChatMessageHistory
 from .experience import MemadaptExperienceRetriever, create_experience_tool, create_trajectory_tool
+from .profile_retriever import MemadaptProfileRetriever
 from .retriever import MemadaptRetriever
 from .store import MemadaptStore
 from .tools import create_save_memory_tool, create_search_memory_tool
@@ -11,6 +12,7 @@ from .vectorstore import MemadaptVectorStore
 __all__ = [
     "MemadaptChatMessageHistory",
     "MemadaptExperienceRetriever",
+    "MemadaptProfileRetriever",
     "MemadaptRetriever",
     "MemadaptStore",
     "MemadaptVectorStore",

@@ -78,6 +78,7 @@ class MemadaptMiddleware(MiddlewareBase):
         scope_search_by_agent: bool = True,
         background: bool = False,
         tool_instructions: str = DEFAULT_TOOL_INSTRUCTIONS,
+        profile: bool = False,
     ) -> None:
         """
         :param memory: the engine (``AsyncMemory``, or a ``Memory`` used through its async view).
@@ -92,6 +93,8 @@ class MemadaptMiddleware(MiddlewareBase):
             in a background task, for latency, which ``aclose()`` and the engine's ``close()`` wait for.
         :param tool_instructions: appended to the system prompt in ``agent_control`` and ``both`` modes, while
             the memory tools are available to the agent.
+        :param profile: in ``static_control`` and ``both``, also put a short block of the user's profile (kept by
+            consolidation, docs/tiers.md) in the note, before the memories.
         """
         user_scope(user_id, agent_id)  # a missing or malformed id fails here, not at the first reply
         if mode not in _MODES:
@@ -106,6 +109,7 @@ class MemadaptMiddleware(MiddlewareBase):
         self._threshold = threshold
         self._background = background
         self._tool_instructions = tool_instructions
+        self._profile = profile
         self._note_scope: dict[str, str | None] = {"user_id": user_id, "agent_id": agent_id}
         self._pending: set[asyncio.Task[None]] = set()
         self._tools: list[ToolBase] = (
@@ -144,6 +148,8 @@ class MemadaptMiddleware(MiddlewareBase):
         user_msgs = _user_messages(input_kwargs.get("inputs"))
         query = "\n".join(text for _, text in user_msgs)
         hits = await self._search(query) if query else []
+        found = await self._memory.profile(user_id=self._user_id) if self._profile and query else None
+        profile = found if found is not None and not found.is_empty() else None
         session_id = agent.state.session_id
 
         final: Msg | None = None
@@ -151,7 +157,7 @@ class MemadaptMiddleware(MiddlewareBase):
         try:
             async for item in next_handler(**input_kwargs):
                 if not noted and isinstance(item, ReplyStartEvent):  # the user's input is in the context now
-                    hint = self._memory.format_context(query, hits) if hits else None
+                    hint = self._memory.format_context(query, hits, profile=profile) if hits or profile else None
                     replace_note(agent.state.context, self._note_scope, hint)
                     noted = True
                 if isinstance(item, Msg) and item.role == "assistant":

@@ -21,7 +21,7 @@ from memadapt_agentscope._engine import EngineLike, as_async, user_scope
 from memadapt_core import AsyncMemory, MemoryRecord, Scope, ValidationError, check_count, engine_views
 
 from ._framework import MemoryServiceBase
-from .messages import from_record, query_text, to_engine_messages
+from .messages import from_record, profile_message, query_text, to_engine_messages
 
 __all__ = ["MemadaptMemoryService"]
 
@@ -46,6 +46,7 @@ class MemadaptMemoryService(MemoryServiceBase):
         top_k: int = 5,
         threshold: float | None = None,
         skip_names: Collection[str] = ("long_term_memory",),
+        profile: bool = False,
     ) -> None:
         """
         :param memory: the engine to use (not closed by ``stop``). None: ``start`` opens ``AsyncMemory()``
@@ -56,6 +57,8 @@ class MemadaptMemoryService(MemoryServiceBase):
         :param skip_names: senders (``metadata["original_name"]``) whose messages are not stored. AgentScope
             1.x's ``ReActAgent`` re-sends the memory it was given under the name ``long_term_memory``;
             storing it would feed memories back into memory.
+        :param profile: ``search_memory`` starts with one system message holding the user's profile (kept by
+            consolidation, docs/tiers.md) when there is one.
         """
         if memory is not None:
             engine_views(memory)  # a wrong engine fails here, not at start()
@@ -65,6 +68,7 @@ class MemadaptMemoryService(MemoryServiceBase):
         self._top_k = check_count("top_k", top_k)
         self._threshold = threshold
         self._skip_names = frozenset(skip_names)
+        self._profile = profile
         self._engine: AsyncMemory | None = None
 
     async def start(self) -> None:
@@ -105,7 +109,10 @@ class MemadaptMemoryService(MemoryServiceBase):
         # The best ``top_k``, in the order they were said, as the runtime's own services return them (a
         # conversation reads in order; the engine breaks near-ties towards the newest).
         said = sorted(hits, key=lambda hit: (hit.record.observed_at, hit.record.id))
-        return [from_record(hit.record) for hit in said]
+        found = [from_record(hit.record) for hit in said]
+        if self._profile and not (known := await engine.profile(user_id=user_id)).is_empty():
+            return [profile_message(known), *found]
+        return found
 
     async def list_memory(self, user_id: str, filters: dict[str, Any] | None = None) -> list[Any]:
         engine = self._started()

@@ -51,6 +51,10 @@ def client_filter(flt: FilterSpec) -> qm.Filter:
         must.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
     elif flt.consolidated is not None:  # not marked: 0, or absent (facts no reflection has taken)
         must_not.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
+    if flt.archived:
+        must.append(qm.FieldCondition(key="archived", match=qm.MatchValue(value=1)))
+    elif flt.archived is not None:  # not archived: absent (memadapt_core.engine.capacity)
+        must_not.append(qm.FieldCondition(key="archived", match=qm.MatchValue(value=1)))
     for cond in flt.metadata:
         key = f"metadata.{cond.key}"
         if cond.op == "eq":

@@ -112,6 +112,7 @@ class EdgeBackend:
         # searches skip the condition: each condition is checked point by point, ~35-65 µs a search at 1,000
         # records a user. Set before any write that ends a record; counted again on open.
         self._ended = True
+        self._archived = True  # the same for "not archived" (memadapt_core.engine.capacity)
         self._guard = DiskGuard(self.root, min_free_disk_mb * 2**20)
         self._folder = self.root
         self._lock_fd: int | None = None  # the folder's lock file, held while the shard is open
@@ -184,6 +185,7 @@ class EdgeBackend:
     def _ready(self, info: CollectionInfo) -> None:
         self.info = info
         self._ended = self._count_ended() > 0
+        self._archived = self._count_where("archived") > 0
         self._warm_up(info.dim)
 
     def _write_info(self, info: CollectionInfo) -> None:
@@ -207,8 +209,11 @@ class EdgeBackend:
         return read_schema(self._info_payload() or {})
 
     def _count_ended(self) -> int:
-        ended = qe.Filter(must_not=[qe.IsEmptyCondition("valid_to")])
-        return int(self._call(lambda s: s.count(qe.CountRequest(filter=ended, exact=True))))
+        return self._count_where("valid_to")
+
+    def _count_where(self, key: str) -> int:
+        present = qe.Filter(must_not=[qe.IsEmptyCondition(key)])
+        return int(self._call(lambda s: s.count(qe.CountRequest(filter=present, exact=True))))
 
     def _warm_up(self, dim: int) -> None:
         # The first query after opening takes 1-6 ms; pay it here, not on a user's first search.
@@ -328,7 +333,8 @@ class EdgeBackend:
         return home_slots(self._taken(shard, candidates), candidates)
 
     def _filter(self, flt: FilterSpec) -> qe.Filter:
-        return self._call(lambda _: edge_filter(flt, any_ended=self._ended))  # conversion errors: StoreError too
+        # conversion errors: StoreError too
+        return self._call(lambda _: edge_filter(flt, any_ended=self._ended, any_archived=self._archived))
 
     # -- writes ----------------------------------------------------------------------------------------------------
     def upsert(self, points: Sequence[StoredPoint]) -> None:
@@ -339,6 +345,7 @@ class EdgeBackend:
 
         def build(shard: qe.EdgeShard) -> qe.UpdateOperation:
             self._ended = self._ended or any("valid_to" in p.payload for p in points)
+            self._archived = self._archived or any("archived" in p.payload for p in points)
             candidates = slot_map(p.id for p in points)
             found, homeless = place(self._taken(shard, candidates), candidates)
             if homeless:
@@ -375,6 +382,7 @@ class EdgeBackend:
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
                 self._ended = self._ended or payload.get("valid_to") is not None
+                self._archived = self._archived or bool(payload.get("archived"))
                 homes.extend(self._homes(shard, ids).values())
                 return qe.UpdateOperation.set_payload(homes, payload) if homes else None
 

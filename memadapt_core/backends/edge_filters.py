@@ -19,8 +19,9 @@ from memadapt_core.record_codec import iso
 __all__ = ["edge_filter"]
 
 
-def edge_filter(flt: FilterSpec, *, any_ended: bool) -> qe.Filter:
-    """``flt`` for qdrant-edge; ``any_ended``: whether any stored record may have a ``valid_to``."""
+def edge_filter(flt: FilterSpec, *, any_ended: bool, any_archived: bool = True) -> qe.Filter:
+    """``flt`` for qdrant-edge; ``any_ended``: whether any stored record may have a ``valid_to``; ``any_archived``:
+    whether any may be archived (else "not archived" matches every record and is left out)."""
     must: list[Any] = []
     must_not: list[Any] = []
     for key in ("user_id", "agent_id", "session_id"):
@@ -56,6 +57,10 @@ def edge_filter(flt: FilterSpec, *, any_ended: bool) -> qe.Filter:
         must.append(qe.FieldCondition("consolidated", match=qe.MatchValue(1)))
     elif flt.consolidated is not None:  # not marked: 0, or absent (facts no reflection has taken)
         must_not.append(qe.FieldCondition("consolidated", match=qe.MatchValue(1)))
+    if flt.archived:
+        must.append(qe.FieldCondition("archived", match=qe.MatchValue(1)))
+    elif flt.archived is not None and any_archived:  # not archived: absent (memadapt_core.engine.capacity)
+        must_not.append(qe.FieldCondition("archived", match=qe.MatchValue(1)))
     for cond in flt.metadata:
         key = f"metadata.{cond.key}"
         if cond.op == "eq":

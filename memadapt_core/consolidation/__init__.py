@@ -34,11 +34,12 @@ from memadapt_core.consolidation.report import ConsolidationReport
 from memadapt_core.consolidation.store import ConsolidationStore, SyncConsolidationStore
 from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
 from memadapt_core.consolidation.worker import ConsolidationWorker
-from memadapt_core.consolidation.worker_base import InstructionsHook, WorkerOptions
+from memadapt_core.consolidation.worker_base import BudgetExhaustedError, InstructionsHook, WorkerOptions
 
 __all__ = [
     "OPERATION_HEADER",
     "AsyncLLMClient",
+    "BudgetExhaustedError",
     "ConsolidationPlan",
     "ConsolidationReport",
     "ConsolidationStore",

@@ -36,9 +36,11 @@ and say what, where and when.
 - Set "hypothetical": true for anything not asserted as real: hypotheticals ("if I were a pilot"), wishes, \
 fiction, stories, role-play, jokes and questions.
 - Skip greetings and small talk. Do not repeat a fact. No facts at all is a valid answer.
+- "about": "assistant" only for what the assistant says about itself that holds whoever it talks to (its role, \
+its name, its own rules and abilities); everything else, a user's instructions to it included, is "user".
 
 Answer with one JSON object and nothing else:
-{"facts": [{"text": "...", "sources": [0], "valid_from": "2023-05-07", "hypothetical": false}]}"""
+{"facts": [{"text": "...", "sources": [0], "valid_from": "2023-05-07", "hypothetical": false, "about": "user"}]}"""
 
 
 class FactAnswer(BaseModel):
@@ -46,6 +48,7 @@ class FactAnswer(BaseModel):
     sources: list[int] = Field(min_length=1)
     valid_from: str | None = None
     hypothetical: bool = False
+    about: str = "user"  # anything but "assistant" counts as "user"
 
 
 class ExtractionAnswer(BaseModel):
@@ -62,6 +65,7 @@ class Fact:
     source_ids: tuple[str, ...]
     observed_at: datetime
     valid_from: datetime
+    about: str = "user"  # "assistant": about the assistant itself (stored in the agent's scope)
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,8 @@ class Extraction:
                 dropped += 1
             elif text and normalise_text(text) not in seen:
                 seen.add(normalise_text(text))
-                facts.append(Fact(text, tuple(m.id for m in said), observed_at, valid_from))
+                about = "assistant" if item.about.strip().casefold() == "assistant" else "user"
+                facts.append(Fact(text, tuple(m.id for m in said), observed_at, valid_from, about))
         return ExtractionResult(tuple(facts), dropped)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from memadapt_core.errors import LLMError
 
-__all__ = ["MalformedAnswerError", "extract_json"]
+__all__ = ["MalformedAnswerError", "check_numbers", "extract_json"]
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.DOTALL)
@@ -41,3 +41,11 @@ def extract_json(text: str) -> Any:
             continue
     msg = "the answer holds no JSON object"
     raise MalformedAnswerError(msg, answer=text[:500])
+
+
+def check_numbers(numbers: list[int], size: int, where: str, what: str) -> None:
+    """An answer cites items by their number in the prompt: one outside ``0..size-1`` makes it malformed."""
+    outside = [n for n in numbers if not 0 <= n < size]
+    if outside:
+        msg = f"{where}: {outside[0]} is not an existing {what} number (0-{size - 1})"
+        raise MalformedAnswerError(msg)

@@ -34,13 +34,14 @@ _NAMESPACE = uuid.UUID("6f1d3c52-8a4e-5b7f-9c20-4d7e1a9b3f60")
 
 
 class NewRecord(BaseModel):
-    """A fact, an insight, an experience or a tool guide to store (the store embeds it, fills scope and bookkeeping)."""
+    """A fact, an insight, a profile statement, an experience or a tool guide to store (the store embeds it, fills
+    scope and bookkeeping)."""
 
     model_config = ConfigDict(frozen=True)
 
     id: str
     text: str
-    kind: Literal["fact", "insight", "experience", "tool_guide"]
+    kind: Literal["fact", "insight", "profile", "experience", "tool_guide"]
     observed_at: datetime
     valid_from: datetime
     source_ids: list[str]

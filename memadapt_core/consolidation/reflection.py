@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memadapt_core.consolidation.parsing import MalformedAnswerError
+from memadapt_core.consolidation.parsing import check_numbers
 from memadapt_core.consolidation.plan import (
     ConsolidationPlan,
     Invalidation,
@@ -116,10 +116,7 @@ class Reflection:
 
     @staticmethod
     def _check(numbers: list[int], size: int, where: str, what: str) -> None:
-        outside = [n for n in numbers if not 0 <= n < size]
-        if outside:
-            msg = f"{where}: {outside[0]} is not an existing {what} number (0-{size - 1})"
-            raise MalformedAnswerError(msg)
+        check_numbers(numbers, size, where, what)
 
 
 def build_reflection(

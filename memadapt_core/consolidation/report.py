@@ -19,6 +19,8 @@ class ConsolidationReport:
     dropped: int = 0  # hypothetical, fictional or role-play statements not stored
     skipped_batches: int = 0  # batches whose answers never fit: messages marked, nothing else applied
     skipped_reflections: int = 0
+    profile: int = 0  # profile statements stored (new or rewritten)
+    cold: int = 0  # pending segments left for later: their heat was under tiers.heat_threshold
     trajectories: int = 0  # trajectories marked consolidated
     experiences: int = 0  # experiences stored (merged ones included)
     rejected_experiences: int = 0  # experiences validation refused (noted in their trajectories' history)
@@ -36,6 +38,7 @@ class ConsolidationReport:
             insights=sum(r.kind == "insight" for r in plan.records),
             dropped=dropped,
             skipped_batches=int(skipped),
+            profile=sum(r.kind == "profile" for r in plan.records),
         )
 
     @classmethod

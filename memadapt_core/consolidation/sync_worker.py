@@ -23,6 +23,7 @@ from memadapt_core.consolidation.experiences import (
 )
 from memadapt_core.consolidation.llm_client import LLMClient
 from memadapt_core.consolidation.parsing import MalformedAnswerError
+from memadapt_core.consolidation.profiling import assemble_profile_update
 from memadapt_core.consolidation.reconciliation import build_reconciliation, plan_facts, skip_plan
 from memadapt_core.consolidation.reflection import (
     Reflection,
@@ -179,12 +180,18 @@ class SyncConsolidationWorker(WorkerBase):
         report = ConsolidationReport()
         done: set[str] = set()
         while messages := self._store.pending_messages(scope, self.options.batch_size):
+            if self.options.heat_threshold is not None and self._cold(scope, self._store.heat(messages)):
+                report += ConsolidationReport(cold=1)
+                break
+            self._check_budget(scope)
             self._first_time(done, messages, "messages")
             report += self._batch(scope, messages)
             if self.options.reflect_every and self._tracker.needs_seed(scope):
                 self._tracker.seed(scope, self._store.unreflected_facts(scope, self.options.reflect_max_facts))
             if self._tracker.due(scope, self.options.reflect_every):
                 report += self._reflect(scope)
+        for owner in self._take_profile_due(scope):
+            report += self._profile(owner)
         report += self._experiences(scope)
         return report + self._tool_guides(scope)
 
@@ -261,23 +268,32 @@ class SyncConsolidationWorker(WorkerBase):
         extraction = self._extraction(scope, messages)
         dropped, skipped = 0, False
         try:
+            self._spend()
             result = self._llm.complete_json("extract", extraction.messages, extraction.parse)
             dropped = result.dropped
             limit = self.options.candidates
-            neighbours = [self._store.similar_facts(fact.text, scope, limit) for fact in result.facts]
-            reconciliation = build_reconciliation(result.facts, neighbours, [m.id for m in messages])
-            if reconciliation.messages is None:
-                decisions = reconciliation.without_llm()
-            else:
-                self._check_stopping()
-                decisions = self._llm.complete_json("reconcile", reconciliation.messages, reconciliation.parse)
-            plan = plan_facts(scope, messages, result.facts, decisions)
+            plans = []
+            for owner, facts in self._owners(scope, result.facts):  # the agent's share first: ``scope``'s marks
+                neighbours = [self._store.similar_facts(fact.text, owner, limit) for fact in facts]
+                reconciliation = build_reconciliation(facts, neighbours, [m.id for m in messages])
+                if reconciliation.messages is None:
+                    decisions = reconciliation.without_llm()
+                else:
+                    self._check_stopping()
+                    asked = reconciliation.messages
+                    self._spend()
+                    decisions = self._llm.complete_json("reconcile", asked, reconciliation.parse)
+                plans.append(plan_facts(owner, messages if owner == scope else [], facts, decisions))
         except MalformedAnswerError as exc:
             log.warning("skipping %d messages of %s: the LLM's answers never fit: %s", len(messages), scope, exc)
-            plan, skipped = skip_plan(scope, messages), True
-        self._check_stopping()
-        self._store.apply(plan)
-        return self._batch_done(plan, dropped=dropped, skipped=skipped)
+            plans, skipped = [skip_plan(scope, messages)], True
+        report = ConsolidationReport()
+        for plan in plans:  # the messages are marked by the last: a crash before replays the batch (same ids)
+            self._check_stopping()
+            self._store.apply(plan)
+            last = plan is plans[-1]
+            report += self._batch_done(plan, dropped=dropped if last else 0, skipped=skipped and last)
+        return report
 
     def _reflect(self, scope: Scope) -> ConsolidationReport:
         new_ids, ended_ids = self._tracker.take(scope)
@@ -285,6 +301,7 @@ class SyncConsolidationWorker(WorkerBase):
             reflection = self._gather(scope, new_ids, ended_ids)
             if reflection is None:
                 return ConsolidationReport()
+            self._spend()
             plan = self._llm.complete_json("reflect", reflection.messages, reflection.parse)
             self._check_stopping()
         except MalformedAnswerError as exc:
@@ -295,6 +312,34 @@ class SyncConsolidationWorker(WorkerBase):
             self._tracker.give_back(scope, new_ids, ended_ids)
             raise
         self._store.apply(taken(scope, new_ids, plan))  # the facts are marked last: a crash before offers them again
+        self._knowledge_changed(plan)
+        return self._count(ConsolidationReport.of(plan, reflection=True))
+
+    def _profile(self, owner: Scope) -> ConsolidationReport:
+        """Rewrite ``owner``'s profile from its knowledge (one LLM call); on failure it stays due."""
+        try:
+            statements = self._store.profile_statements(owner)
+            update = assemble_profile_update(
+                owner,
+                recent=self._store.recent_knowledge(owner, self.options.profile_max_facts),
+                statements=statements,
+                cited=self._store.facts_by_ids(cited_ids(statements)),
+                max_knowledge=self.options.profile_max_facts,
+            )
+            if update.messages is None:
+                plan = update.without_llm()
+            else:
+                try:
+                    self._spend()
+                    plan = self._llm.complete_json("profile", update.messages, update.parse)
+                except MalformedAnswerError as exc:
+                    log.warning("skipping a profile update of %s: the LLM's answers never fit: %s", owner, exc)
+                    plan = update.without_llm()
+            self._check_stopping()
+            self._store.apply(plan)
+        except BaseException:
+            self._profile_failed(owner)
+            raise
         return self._count(ConsolidationReport.of(plan, reflection=True))
 
     def _gather(self, scope: Scope, new_ids: list[str], ended_ids: list[str]) -> Reflection | None:

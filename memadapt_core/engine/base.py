@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from memadapt_core.config import EmbedderSettings, MemorySettings
 from memadapt_core.embedders.base import Embedder
 from memadapt_core.errors import StoreUnavailableError
-from memadapt_core.models import Scope, SearchHit
+from memadapt_core.models import MemoryRecord, Scope, SearchHit
+from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
+from . import tiers
 from .background import Pending
 from .experience_recall import render_guidance
 from .open_stores import open_resources, release
@@ -114,9 +116,17 @@ class MemoryBase:
         an adapter acknowledged before it ran: ``close()`` and ``flush()`` wait for it, so none is lost."""
         self._resources.background.track(pending)
 
-    def format_context(self, query: str, hits: Sequence[SearchHit]) -> str:
-        """The delimited text block adapters inject into an agent's context (``memadapt_format_context``)."""
-        return self._resources.hooks.format_context(query, hits)
+    def format_context(
+        self, query: str, hits: Sequence[SearchHit], *, recent: Sequence[MemoryRecord] | None = None,
+        profile: UserProfile | None = None,
+    ) -> str:  # fmt: skip
+        """The delimited text block adapters inject into an agent's context (``memadapt_format_context``); with
+        ``profile`` (from ``profile()``) a short profile block first, with ``recent`` (from ``recent()``) the
+        working memory before the recalled memories, which skip what it already shows."""
+        r = self._resources
+        if recent is None and profile is None:
+            return r.hooks.format_context(query, hits)
+        return tiers.context_with_tiers(r.hooks, query, hits, recent, profile, r.settings.tiers.profile_block)
 
     def format_experience(self, hits: Sequence[SearchHit]) -> str:
         """Experiences (from ``experiences()``) as the delimited guidance block for a system prompt."""

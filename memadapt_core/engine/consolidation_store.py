@@ -17,9 +17,11 @@ from typing import Any
 from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPoint
 from memadapt_core.consolidation.plan import ConsolidationPlan
 from memadapt_core.engine import reads
+from memadapt_core.engine.capacity import archive_coldest
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_payloads, check_points
 from memadapt_core.filters import FilterSpec, MetaCondition
+from memadapt_core.heat import segment_heat
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
 from memadapt_core.record_codec import (
     dense_text,
@@ -35,6 +37,7 @@ from memadapt_core.record_codec import (
 __all__ = ["AppliedPlan", "knowledge_scope", "pending_filter", "prepare_apply"]
 
 _PENDING_PAGE = 1_000
+_PAGE = 10_000  # statements of one profile
 
 
 def knowledge_scope(scope: Scope) -> Scope:
@@ -78,6 +81,25 @@ def latest(points: list[StoredPoint]) -> MemoryRecord | None:
 def unreflected_filter(scope: Scope) -> FilterSpec:
     """Valid facts of exactly ``scope`` no reflection has taken (``consolidated`` not set)."""
     return reads.scope_filter(scope, kinds=("fact",), valid_only=True, consolidated=False, exact_scope=True)
+
+
+def profile_filter(scope: Scope) -> FilterSpec:
+    """The valid statements of exactly this profile scope."""
+    return reads.scope_filter(scope, kinds=("profile",), valid_only=True, exact_scope=True)
+
+
+def knowledge_filter(scope: Scope) -> FilterSpec:
+    """What a profile rests on: a user's valid facts and insights (any agent, any session); an agent's own, about
+    no user (``exact_scope``: another user's facts never reach the agent's profile)."""
+    kinds = ("fact", "insight")
+    return reads.scope_filter(scope, kinds=kinds, valid_only=True, exact_scope=scope.user_id is None)
+
+
+def own_records(scope: Scope, records: list[MemoryRecord]) -> list[MemoryRecord]:
+    """An agent's own knowledge (no user in ``scope``) is never compared with, or superseding, a user's facts."""
+    if scope.user_id is not None:
+        return records
+    return [r for r in records if r.user_id is None]
 
 
 def best_keys(dense: list[Candidate], sparse: list[Candidate], limit: int) -> list[PointKey]:
@@ -204,6 +226,14 @@ def notify(store: Resources, applied: AppliedPlan) -> None:
             store.hooks.on_superseded(old, new_by_id[new_id])
 
 
+def heat_of(store: Resources, messages: list[MemoryRecord]) -> float:
+    """A segment's heat with the visits search counted and not yet written."""
+    counted = [(m, store.access.pending(m.id)) for m in messages]
+    current = [m if v is None else m.model_copy(update={"visits": m.visits + v.count, "last_access": v.last})
+               for m, v in counted]  # fmt: skip
+    return segment_heat(current, utcnow(), store.settings.tiers)
+
+
 class SyncEngineStore:
     """``SyncConsolidationStore`` over a ``Resources`` (used by the thread worker of ``Memory``)."""
 
@@ -221,7 +251,7 @@ class SyncEngineStore:
         s, flt = self._s, facts_filter(scope)
         dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(flt, keys, s.backend.points(keys))
+        return own_records(scope, records_in_order(flt, keys, s.backend.points(keys)))
 
     def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
         flt = pending_filter(scope, "trajectory")
@@ -252,6 +282,16 @@ class SyncEngineStore:
     def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
         return [p.id for p in self._s.backend.scroll(unreflected_filter(scope), limit)]
 
+    def profile_statements(self, scope: Scope) -> list[MemoryRecord]:
+        return [record_from_payload(p.id, p.payload) for p in self._s.backend.scroll(profile_filter(scope), _PAGE)]
+
+    def recent_knowledge(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = self._s.backend.scroll(knowledge_filter(scope), limit, descending=True)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    def heat(self, messages: list[MemoryRecord]) -> float:
+        return heat_of(self._s, messages)
+
     def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
         applied = prepare_apply(plan, s.backend.retrieve(plan.touched_ids), s.hooks.prepare_record)
@@ -259,6 +299,8 @@ class SyncEngineStore:
             s.backend.upsert(new_points(s, applied, s.embed_documents(applied.dense_texts)))
         for old_id, update in applied.ended:
             s.backend.set_payload([old_id], update)
+        if any(r.kind == "fact" for r in plan.records):
+            archive_coldest(s, plan.scope)
         if plan.consolidated_ids:
             s.backend.set_payload(plan.consolidated_ids, {"consolidated": 1})  # last: nothing is lost
         notify(s, applied)
@@ -284,7 +326,7 @@ class AsyncEngineStore:
         qvec = await s.embedder.aembed_query(text)
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
-        return records_in_order(flt, keys, await self._run(s.backend.points, keys))
+        return own_records(scope, records_in_order(flt, keys, await self._run(s.backend.points, keys)))
 
     async def pending_trajectories(self, scope: Scope, limit: int) -> list[MemoryRecord]:
         flt = pending_filter(scope, "trajectory")
@@ -316,6 +358,17 @@ class AsyncEngineStore:
     async def unreflected_facts(self, scope: Scope, limit: int) -> list[str]:
         return [p.id for p in await self._run(self._s.backend.scroll, unreflected_filter(scope), limit)]
 
+    async def profile_statements(self, scope: Scope) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, profile_filter(scope), _PAGE)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def recent_knowledge(self, scope: Scope, limit: int) -> list[MemoryRecord]:
+        points = await self._run(self._s.backend.scroll, knowledge_filter(scope), limit, descending=True)
+        return [record_from_payload(p.id, p.payload) for p in points]
+
+    async def heat(self, messages: list[MemoryRecord]) -> float:
+        return heat_of(self._s, messages)
+
     async def apply(self, plan: ConsolidationPlan) -> list[MemoryRecord]:
         s = self._s
         applied = prepare_apply(plan, await self._run(s.backend.retrieve, plan.touched_ids), s.hooks.prepare_record)
@@ -324,6 +377,8 @@ class AsyncEngineStore:
             await self._run(s.backend.upsert, new_points(s, applied, dense))
         for old_id, update in applied.ended:
             await self._run(s.backend.set_payload, [old_id], update)
+        if any(r.kind == "fact" for r in plan.records):
+            await self._run(archive_coldest, s, plan.scope)
         if plan.consolidated_ids:
             await self._run(s.backend.set_payload, plan.consolidated_ids, {"consolidated": 1})
         notify(s, applied)

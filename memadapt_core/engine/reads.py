@@ -81,6 +81,7 @@ def plan_search(
     filters: object,
     include_superseded: bool,
     as_of: object,
+    include_archived: bool = False,
 ) -> SearchPlan:
     s = store.settings
     text = parse_text("query", query, s.max_text_chars)
@@ -105,6 +106,7 @@ def plan_search(
     flt = scope_filter(
         scope, kinds=ks, valid_only=not include_superseded and at is None, valid_at=at, metadata=conds,
         observed_from=rng[0] if rng else None, observed_to=rng[1] if rng else None,
+        archived=None if include_archived else False,
     )  # fmt: skip
     # "What did I tell you yesterday?" names a period and nothing to match: that period's records, newest first.
     by_time = None
@@ -155,10 +157,11 @@ class ListPlan:
 
 def plan_list(
     store: Resources, *, user_id: object, agent_id: object, session_id: object, kinds: object, limit: object,
-    cursor: object, filters: object,
+    cursor: object, filters: object, include_archived: bool = False,
 ) -> ListPlan:  # fmt: skip
     scope = parse_scope(user_id, agent_id, session_id)
-    flt = scope_filter(scope, kinds=parse_kinds(kinds), metadata=parse_filters(filters))
+    archived = None if include_archived else False
+    flt = scope_filter(scope, kinds=parse_kinds(kinds), metadata=parse_filters(filters), archived=archived)
     n = parse_limit(limit, store.settings.max_limit)
     start, skip = decode_cursor(cursor)
     return ListPlan(flt, n, start, skip)

@@ -20,6 +20,7 @@ from memadapt_core.backends.base import CollectionInfo, VectorBackend
 from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
 from memadapt_core.embedders.base import Embedder, Vectors
 from memadapt_core.errors import ConfigurationError
+from memadapt_core.heat import AccessLedger
 from memadapt_core.models import Scope
 from memadapt_core.passages import char_batches, plan_passages
 from memadapt_core.plugins import Hooks, create_plugin_manager
@@ -77,6 +78,7 @@ class Resources:
         except BaseException:
             self._release()
             raise
+        self.access = AccessLedger()  # visits counted by search, written at flush (memadapt_core.heat)
         self.closed = False
 
     @property

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
 
-from . import backend_steps, reads, tool_memory, transactions, transfer, updates, writes
+from . import backend_steps, reads, tiers, tool_memory, transactions, transfer, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .base import MemoryBase
@@ -80,6 +81,8 @@ class Memory(MemoryBase):
         if worker is not None:
             worker.close(drain=True)
             self._llm.close()
+        if self._owner and not self._released and not self._resources.closed:
+            tiers.write_visits(self._resources)
         self._give_back()
 
     def add(
@@ -197,16 +200,17 @@ class Memory(MemoryBase):
         limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
         time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
         filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
+        include_archived: bool = False,
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
         r = self._live()
         plan = reads.plan_search(
             r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
             threshold=threshold, time_range=time_range, now=now, filters=filters,
-            include_superseded=include_superseded, as_of=as_of,
+            include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
         )  # fmt: skip
         hits = backend_steps.search(r, plan, r.embedder.embed_query(plan.query))
-        return r.hooks.rerank(plan.query, hits) if hits else []
+        return tiers.noted(r, r.hooks.rerank(plan.query, hits)) if hits else []
 
     def search_many(
         self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
@@ -244,13 +248,13 @@ class Memory(MemoryBase):
     def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, limit: int = 50, cursor: str | None = None,
-        filters: dict[str, Any] | None = None,
+        filters: dict[str, Any] | None = None, include_archived: bool = False,
     ) -> Page:  # fmt: skip
-        """Records of a scope, oldest first (``observed_at``), a page at a time."""
+        """Records of a scope, oldest first (``observed_at``), a page at a time (archived ones on request)."""
         r = self._live()
         plan = reads.plan_list(
             r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=limit,
-            cursor=cursor, filters=filters,
+            cursor=cursor, filters=filters, include_archived=include_archived,
         )  # fmt: skip
         return backend_steps.list_page(r, plan)
 
@@ -278,9 +282,24 @@ class Memory(MemoryBase):
         r = self._live()
         plan = reads.plan_list(
             r, user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=1,
-            cursor=None, filters=filters,
+            cursor=None, filters=filters, include_archived=True,
         )  # fmt: skip
         return r.backend.count(plan.flt)
+
+    def recent(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Working memory: the latest ``limit`` (``tiers.working_memory``) messages of a scope, oldest first."""
+        flt, n = tiers.plan_recent(self._live(), user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
+        return tiers.recent_records(self._live(), flt, n)
+
+    def profile(
+        self, *, user_id: str | None = None, agent_id: str | None = None, as_of: datetime | str | None = None
+    ) -> UserProfile:
+        """The user's profile (or, with only ``agent_id``, the agent's), as it stands now or stood at ``as_of``."""
+        plan = tiers.plan_profile(user_id=user_id, agent_id=agent_id, as_of=as_of)
+        return plan.finish(self._live())
 
     def history(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -311,6 +330,7 @@ class Memory(MemoryBase):
         if (worker := self._consolidator()) is not None:
             worker.start()
             worker.flush()
+        tiers.write_visits(r)
         r.backend.flush()
 
     def consolidate(

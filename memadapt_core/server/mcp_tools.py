@@ -1,4 +1,4 @@
-"""The MCP tools over one ``AsyncMemory``: add, search, list, delete and the history of memories.
+"""The MCP tools over one ``AsyncMemory``: add, search, list, delete, the history of memories, the user's profile.
 
 The scope is the server's, never the model's: ``scope_for(ctx)`` gives the user (and agent) each call acts for, from
 the server's ``--user-id`` on stdio or from the request's bearer token over HTTP. A ``MemadaptError`` comes back
@@ -53,6 +53,11 @@ SEARCH = (
     "hits as a ready-to-read block. An empty list means nothing relevant is remembered. `kinds` narrows to "
     "'message', 'fact' or 'insight'; `time_range` is [start, end] in ISO 8601 (either may be null); "
     "`session_id` narrows to one conversation."
+)
+PROFILE = (
+    "The user's profile: what is known about them (identity, preferences, interests, habits, goals, "
+    "relationships, constraints such as allergies), one statement per line, kept up to date from the "
+    "conversations. Read it at the start of a conversation. Empty until the memory has consolidated some."
 )
 LIST = (
     "List the user's memories, oldest first, a page at a time: to review or audit what is remembered, not to "
@@ -178,12 +183,18 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
         events = await _guarded(memory.history(memory_id, **scope_for(ctx).ids()))
         return {"memory_id": memory_id, "events": [e.model_dump(mode="json", exclude_none=True) for e in events]}
 
+    async def get_user_profile(ctx: Context) -> dict[str, Any]:
+        scope = scope_for(ctx)
+        found = await _guarded(memory.profile(user_id=scope.user_id, agent_id=scope.agent_id))
+        return {"version": found.version, "profile": found.lines(), "statements": found.model_dump(mode="json")}
+
     for fn, description in (
         (add_memory, ADD),
         (search_memory, SEARCH),
         (list_memories, LIST),
         (delete_memory, DELETE),
         (get_memory_history, HISTORY),
+        (get_user_profile, PROFILE),
     ):
         server.add_tool(fn, name=fn.__name__, description=description)
 

@@ -195,3 +195,14 @@ def test_a_user_id_is_required(amemory, user_id):
 def test_an_unknown_mode_is_refused(amemory):
     with pytest.raises(ValueError, match="static_control"):
         MemadaptMiddleware(amemory, user_id="alice", mode="always")  # type: ignore[arg-type]
+
+
+async def test_the_users_profile_goes_in_the_note_before_the_memories(amemory, make_agent, memory_hints):
+    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", profile=True)
+    agent, model = make_agent(mw, ["How about a risotto?"])
+
+    await agent.reply(UserMsg(name="alice", content="What should I cook tonight?"))
+
+    [hint] = memory_hints(model.calls[0])
+    assert "constraints: Allergic to peanuts" in hint

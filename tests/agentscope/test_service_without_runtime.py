@@ -61,3 +61,14 @@ async def test_a_page_bigger_than_the_engine_limit_is_gathered_from_several_engi
 
     assert [m["id"] for m in first] == [f"m{i}" for i in range(7)]
     assert [m["id"] for m in second] == ["m7"]
+
+
+async def test_with_profile_the_search_starts_with_the_users_profile(amemory):
+    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    async with MemadaptMemoryService(amemory, profile=True) as service:
+        await service.add_memory("alice", [message("I love hiking in the Alps", "msg-1")])
+
+        found = await service.search_memory("alice", [message("hiking", "q")])
+
+    assert [m["role"] for m in found] == ["system", "user"]
+    assert "constraints: Allergic to peanuts" in found[0]["content"][0]["text"]

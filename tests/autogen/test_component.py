@@ -40,6 +40,7 @@ async def test_memory_round_trips_through_its_config(tmp_path: Path) -> None:
             "threshold": 0.1,
             "kinds": ["fact"],
             "user_sources": ["user"],
+            "profile": False,
             "path": folder,
             "embedder": {"provider": "wordllama", "timeout": 30.0},
         }

@@ -94,7 +94,8 @@ def test_public_surface_is_pinned() -> None:
         "MemoryRecord", "MemorySettings", "Page", "PluginError", "RetrievalSettings", "Scope", "ScopeIds", "SearchHit",
         "StoreCorruptedError", "StoreError", "StoreForkedError", "StoreFullError", "StoreLockedError",
         "StoreUnavailableError", "ValidationError", "hookimpl",
-        "JSON", "fit_query", "parse_json_object", "check_count", "engine_views",
+        "JSON", "fit_query", "parse_json_object", "check_count", "engine_views", "ProfileStatement",
+        "TierSettings", "UserProfile",
     }  # fmt: skip
     for name in memadapt_core.__all__:
         assert hasattr(memadapt_core, name), name

@@ -15,6 +15,7 @@ def test_public_names_are_pinned() -> None:
     assert memadapt_langchain.__all__ == [
         "MemadaptChatMessageHistory",
         "MemadaptExperienceRetriever",
+        "MemadaptProfileRetriever",
         "MemadaptRetriever",
         "MemadaptStore",
         "MemadaptVectorStore",

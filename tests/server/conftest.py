@@ -29,6 +29,7 @@ TOOLS = {
     "retrieve_experience",
     "record_tool_call",
     "get_tool_guide",
+    "get_user_profile",
 }
 
 

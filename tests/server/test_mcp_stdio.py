@@ -27,7 +27,7 @@ async def stdio_session(store: Path, *args: str) -> AsyncIterator[ClientSession]
             yield session
 
 
-async def test_stdio_server_lists_the_five_tools_and_the_recent_resource(tmp_path: Path) -> None:
+async def test_stdio_server_lists_its_tools_and_the_recent_resource(tmp_path: Path) -> None:
     async with stdio_session(tmp_path / "store", "--user-id", "ann") as session:
         tools = (await session.list_tools()).tools
         resources = (await session.list_resources()).resources
@@ -94,3 +94,13 @@ def test_stdio_server_without_a_user_exits_with_a_configuration_error(
     code = main(["--path", str(tmp_path / "store"), "mcp"])
     assert code == 4
     assert "--user-id" in capsys.readouterr().err
+
+
+async def test_stdio_get_user_profile_returns_the_users_profile(tmp_path: Path) -> None:
+    with Memory(path=tmp_path / "store") as mem:
+        mem.add("Allergic to peanuts", user_id="ann", kind="profile", metadata={"section": "constraints"})
+        mem.add("Loves opera", user_id="bob", kind="profile", metadata={"section": "interests"})
+    async with stdio_session(tmp_path / "store", "--user-id", "ann") as session:
+        found = await call(session, "get_user_profile", {})
+    assert found["profile"] == ["constraints: Allergic to peanuts"]
+    assert found["version"] == 1
