@@ -308,10 +308,13 @@ class AsyncMemory(MemoryBase):
 
     async def recent(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        limit: int | None = None,
+        limit: int | None = None, kinds: Sequence[Kind] | None = ("message",),
     ) -> builtins.list[MemoryRecord]:  # fmt: skip
-        """Working memory: the latest ``limit`` (``tiers.working_memory``) messages of a scope, oldest first."""
-        flt, n = tiers.plan_recent(self._live(), user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit)
+        """Working memory: the latest ``limit`` (``tiers.working_memory``) messages of a scope, oldest first
+        (other ``kinds`` if given; None: every personal kind)."""
+        flt, n = tiers.plan_recent(
+            self._live(), user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds
+        )
         return await self._run(tiers.recent_records, self._live(), flt, n)
 
     async def profile(

@@ -9,11 +9,11 @@ from datetime import datetime
 from memadapt_core.filters import FilterSpec
 from memadapt_core.formatting import render_profile, render_recent
 from memadapt_core.heat import just_visited_heat
-from memadapt_core.models import MemoryRecord, Scope, SearchHit
+from memadapt_core.models import PERSONAL_KINDS, MemoryRecord, Scope, SearchHit
 from memadapt_core.plugins import Hooks
 from memadapt_core.profile import UserProfile, assemble_profile, profile_scope
 from memadapt_core.record_codec import iso, record_from_payload, utcnow
-from memadapt_core.validation import parse_limit, parse_moment, parse_scope
+from memadapt_core.validation import parse_kinds, parse_limit, parse_moment, parse_scope
 
 from . import reads
 from .resources import Resources
@@ -28,16 +28,18 @@ PROFILE_MAX_STATEMENTS = 10_000  # every statement a profile ever had, valid or 
 
 
 def plan_recent(
-    store: Resources, *, user_id: object, agent_id: object, session_id: object, limit: object
-) -> tuple[FilterSpec, int]:
-    """The messages of a scope, newest first, and how many: ``limit`` or the working-memory capacity."""
+    store: Resources, *, user_id: object, agent_id: object, session_id: object, limit: object,
+    kinds: object = ("message",),
+) -> tuple[FilterSpec, int]:  # fmt: skip
+    """The records of a scope (its messages unless ``kinds`` says otherwise; None: every personal kind), newest
+    first, and how many: ``limit`` or the working-memory capacity."""
     scope = parse_scope(user_id, agent_id, session_id)
     n = store.settings.tiers.working_memory if limit is None else parse_limit(limit, store.settings.max_limit)
-    return reads.scope_filter(scope, kinds=("message",)), n
+    return reads.scope_filter(scope, kinds=parse_kinds(kinds) or PERSONAL_KINDS), n
 
 
 def recent_records(r: Resources, flt: FilterSpec, n: int) -> list[MemoryRecord]:
-    """The latest ``n`` messages, oldest first: no search, one ordered scroll."""
+    """The latest ``n`` records, oldest first: no search, one ordered scroll."""
     points = r.backend.scroll(flt, n, descending=True)
     check_points(flt, points)
     return [record_from_payload(p.id, p.payload) for p in reversed(points)]

@@ -7,7 +7,6 @@ as a tool error carrying its message; anything else as a tool error without the 
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any, TypeVar
@@ -120,13 +119,11 @@ async def _newest(memory: AsyncMemory, scope: Scope, limit: int) -> str:
     if not 1 <= limit <= MAX_RECENT:
         msg = f"limit: give 1 to {MAX_RECENT}"
         raise ResourceError(msg)
-    newest: deque[MemoryRecord] = deque(maxlen=limit)  # records come oldest first: the last ones are the newest
     try:
-        async for record in memory.iter_records(**scope.ids()):
-            newest.appendleft(record)
+        latest = await memory.recent(**scope.ids(), limit=limit, kinds=None)  # one ordered read, oldest first
     except MemadaptError as exc:
         raise ResourceError(str(exc)) from exc
-    return "\n".join(f"{r.observed_at:%Y-%m-%d %H:%M} [{r.kind}] {r.text}" for r in newest)
+    return "\n".join(f"{r.observed_at:%Y-%m-%d %H:%M} [{r.kind}] {r.text}" for r in reversed(latest))
 
 
 def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_scope: Scope | None = None) -> MCPServer:

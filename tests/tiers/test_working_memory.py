@@ -42,6 +42,15 @@ def test_recent_reads_only_messages_of_its_own_session(memory: Memory) -> None:
     assert [r.text for r in memory.recent(user_id="u1", session_id="s1")] == [f"turn number {i}" for i in range(3)]
 
 
+def test_recent_with_no_kinds_reads_every_personal_kind_newest_last(memory: Memory) -> None:
+    memory.add(_turns(2), user_id="u1", session_id="s1")
+    memory.add("Likes green tea", user_id="u1", kind="fact", observed_at=T0 + timedelta(hours=1))
+    attempt = {"messages": [{"role": "user", "content": "book a train"}], "score": 1}
+    memory.add_trajectories(attempt, agent_id="bot", user_id="u1")  # task memory, not personal
+    texts = [r.text for r in memory.recent(user_id="u1", kinds=None)]
+    assert texts == ["turn number 0", "turn number 1", "Likes green tea"]
+
+
 async def test_the_async_twin_returns_the_same_turns(amemory: AsyncMemory) -> None:
     await amemory.add(_turns(5), user_id="u1", session_id="s1")
     assert [r.text for r in await amemory.recent(user_id="u1", session_id="s1", limit=2)] == [
