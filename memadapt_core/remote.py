@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -116,12 +117,19 @@ class _RemoteBase:
         return _Call("POST", "/v1/search", json=body)
 
     @staticmethod
-    def _list(scope: dict[str, Any], kinds: Sequence[Kind] | None, limit: int, cursor: str | None) -> _Call:
+    def _list(
+        scope: dict[str, Any], kinds: Sequence[Kind] | None, limit: int, cursor: str | None,
+        filters: dict[str, Any] | None, include_archived: bool,
+    ) -> _Call:  # fmt: skip
         params: dict[str, Any] = {**scope, "limit": limit}
         if kinds is not None:
             params["kinds"] = list(kinds)
         if cursor is not None:
             params["cursor"] = cursor
+        if filters is not None:
+            params["filters"] = json.dumps(filters)
+        if include_archived:
+            params["include_archived"] = "true"
         return _Call("GET", "/v1/memories", params=params)
 
     @staticmethod
@@ -183,10 +191,12 @@ class AsyncRemoteMemory(_RemoteBase):
         limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
         time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
         filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
+        include_archived: bool = False,
     ) -> builtins.list[SearchHit]:  # fmt: skip
         options = {
             "limit": limit, "kinds": kinds, "threshold": threshold, "time_range": time_range, "now": now,
             "filters": filters, "include_superseded": include_superseded, "as_of": as_of,
+            "include_archived": include_archived,
         }  # fmt: skip
         data = await self._send(self._search(query, _scope(user_id, agent_id, session_id), options))
         return [SearchHit.model_validate(h) for h in data["hits"]]
@@ -194,10 +204,10 @@ class AsyncRemoteMemory(_RemoteBase):
     async def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, limit: int = 50, cursor: str | None = None,
+        filters: dict[str, Any] | None = None, include_archived: bool = False,
     ) -> Page:  # fmt: skip
-        return Page.model_validate(
-            await self._send(self._list(_scope(user_id, agent_id, session_id), kinds, limit, cursor))
-        )
+        call = self._list(_scope(user_id, agent_id, session_id), kinds, limit, cursor, filters, include_archived)
+        return Page.model_validate(await self._send(call))
 
     async def get(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -301,10 +311,12 @@ class RemoteMemory(_RemoteBase):
         limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
         time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
         filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
+        include_archived: bool = False,
     ) -> builtins.list[SearchHit]:  # fmt: skip
         options = {
             "limit": limit, "kinds": kinds, "threshold": threshold, "time_range": time_range, "now": now,
             "filters": filters, "include_superseded": include_superseded, "as_of": as_of,
+            "include_archived": include_archived,
         }  # fmt: skip
         data = self._send(self._search(query, _scope(user_id, agent_id, session_id), options))
         return [SearchHit.model_validate(h) for h in data["hits"]]
@@ -312,8 +324,10 @@ class RemoteMemory(_RemoteBase):
     def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, limit: int = 50, cursor: str | None = None,
+        filters: dict[str, Any] | None = None, include_archived: bool = False,
     ) -> Page:  # fmt: skip
-        return Page.model_validate(self._send(self._list(_scope(user_id, agent_id, session_id), kinds, limit, cursor)))
+        call = self._list(_scope(user_id, agent_id, session_id), kinds, limit, cursor, filters, include_archived)
+        return Page.model_validate(self._send(call))
 
     def get(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None

@@ -96,6 +96,21 @@ def _query(request: Request, allowed: set[str]) -> dict[str, Any]:
 _SCOPE_KEYS = {"user_id", "agent_id", "session_id"}
 
 
+def _json_param(field: str, raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise ValidationError(field, "must be JSON (a metadata filter object)") from exc
+
+
+def _flag(field: str, raw: str) -> bool:
+    if raw.lower() in ("true", "1"):
+        return True
+    if raw.lower() in ("false", "0"):
+        return False
+    raise ValidationError(field, "must be true or false")
+
+
 async def add(request: Request, memory: AsyncMemory) -> Response:
     body = await _json_body(request, _SCOPE_KEYS | {"messages", "kind", "metadata", "observed_at", "on_conflict"})
     if "messages" not in body:
@@ -107,7 +122,10 @@ async def add(request: Request, memory: AsyncMemory) -> Response:
 
 
 async def search(request: Request, memory: AsyncMemory) -> Response:
-    keys = {"query", "limit", "kinds", "threshold", "time_range", "now", "filters", "include_superseded", "as_of"}
+    keys = {
+        "query", "limit", "kinds", "threshold", "time_range", "now", "filters", "include_superseded", "as_of",
+        "include_archived",
+    }  # fmt: skip
     body = await _json_body(request, _SCOPE_KEYS | keys)
     if "query" not in body:
         field = "query"
@@ -120,8 +138,12 @@ async def search(request: Request, memory: AsyncMemory) -> Response:
 
 
 async def list_records(request: Request, memory: AsyncMemory) -> Response:
-    params = _query(request, _SCOPE_KEYS | {"limit", "cursor", "kinds"})
-    options = {k: params[k] for k in ("limit", "cursor", "kinds") if k in params}
+    params = _query(request, _SCOPE_KEYS | {"limit", "cursor", "kinds", "filters", "include_archived"})
+    options: dict[str, Any] = {k: params[k] for k in ("limit", "cursor", "kinds") if k in params}
+    if "filters" in params:  # JSON in a query parameter: a GET has no body
+        options["filters"] = _json_param("filters", params["filters"])
+    if "include_archived" in params:
+        options["include_archived"] = _flag("include_archived", params["include_archived"])
     page = await memory.list(**_scope(request, params), **options)
     return JSONResponse(page.model_dump(mode="json"))
 

@@ -71,6 +71,16 @@ async def test_async_remote_export_writes_the_scope_as_json_lines(server: Server
     assert sorted(json.loads(line)["text"] for line in lines) == ["first line", "second line"]
 
 
+def test_remote_list_filters_by_metadata_as_the_engine_does(server: Server) -> None:
+    with RemoteMemory(server.url, token="token-ann") as memory:
+        memory.add("Booked the dentist", user_id="ann", session_id="filters", metadata={"topic": "health"})
+        memory.add("Paid the rent", user_id="ann", session_id="filters", metadata={"topic": "money"})
+        page = memory.list(user_id="ann", session_id="filters", filters={"topic": "health"})
+        with pytest.raises(ValidationError):
+            memory.list(user_id="ann", filters={"topic": {"$nope": 1}})
+    assert [r.text for r in page.records] == ["Booked the dentist"]
+
+
 def test_remote_errors_are_the_engines_errors(server: Server) -> None:
     with RemoteMemory(server.url, token="token-ann") as memory:
         with pytest.raises(ValidationError) as bad:
@@ -106,8 +116,7 @@ def test_four_client_processes_writing_at_once_lose_nothing(server: Server) -> N
 
 
 ROUTED = ["add", "search", "list", "get", "update", "delete", "delete_all", "history", "export"]
-NOT_OVER_HTTP = {("list", "filters"), ("export", "progress")}  # a metadata filter on GET; a local progress callback
-NOT_OVER_HTTP |= {("search", "include_archived"), ("list", "include_archived")}  # archived knowledge: not routed yet
+NOT_OVER_HTTP = {("export", "progress")}  # a local progress callback
 
 
 @pytest.mark.parametrize("name", ROUTED)
