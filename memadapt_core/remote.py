@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -248,8 +248,10 @@ class AsyncRemoteMemory(_RemoteBase):
     async def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, kinds: Sequence[Kind] | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> int:  # fmt: skip
-        """Write the scope's records as JSON Lines at ``path``; returns how many."""
+        """Write the scope's records as JSON Lines at ``path``; returns how many. ``progress`` is called with the
+        number of records each received chunk completed, as the engine calls it with each page's."""
         params = _scope(user_id, agent_id, session_id) | ({"kinds": list(kinds)} if kinds is not None else {})
         try:
             async with self._client.stream("GET", "/v1/export", params=params) as response:
@@ -261,12 +263,20 @@ class AsyncRemoteMemory(_RemoteBase):
                 try:
                     async for chunk in response.aiter_bytes():
                         await asyncio.to_thread(out.write, chunk)
-                        lines += chunk.count(b"\n")
+                        lines += _counted(chunk, progress)
                 finally:
                     await asyncio.to_thread(out.close)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         return lines
+
+
+def _counted(chunk: bytes, progress: Callable[[int], None] | None) -> int:
+    """The records a chunk of an export completes (its line ends), reported to ``progress`` when there are any."""
+    n = chunk.count(b"\n")
+    if n and progress is not None:
+        progress(n)
+    return n
 
 
 class RemoteMemory(_RemoteBase):
@@ -368,8 +378,10 @@ class RemoteMemory(_RemoteBase):
     def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, kinds: Sequence[Kind] | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> int:  # fmt: skip
-        """Write the scope's records as JSON Lines at ``path``; returns how many."""
+        """Write the scope's records as JSON Lines at ``path``; returns how many. ``progress`` is called with the
+        number of records each received chunk completed, as the engine calls it with each page's."""
         params = _scope(user_id, agent_id, session_id) | ({"kinds": list(kinds)} if kinds is not None else {})
         try:
             with self._client.stream("GET", "/v1/export", params=params) as response:
@@ -380,7 +392,7 @@ class RemoteMemory(_RemoteBase):
                 with open(path, "wb") as out:
                     for chunk in response.iter_bytes():
                         out.write(chunk)
-                        lines += chunk.count(b"\n")
+                        lines += _counted(chunk, progress)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         return lines

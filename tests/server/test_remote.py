@@ -65,9 +65,13 @@ async def test_async_remote_memory_returns_what_the_engine_returns(server: Serve
 async def test_async_remote_export_writes_the_scope_as_json_lines(server: Server, tmp_path: Path) -> None:
     async with AsyncRemoteMemory(server.url, token="token-ann") as remote:
         await remote.add(["first line", "second line"], user_id="ann", session_id="async-export")
-        written = await remote.export(tmp_path / "out.jsonl", user_id="ann", session_id="async-export")
+        seen: list[int] = []
+        written = await remote.export(
+            tmp_path / "out.jsonl", user_id="ann", session_id="async-export", progress=seen.append
+        )
     lines = (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()
     assert written == 2
+    assert sum(seen) == 2
     assert sorted(json.loads(line)["text"] for line in lines) == ["first line", "second line"]
 
 
@@ -116,14 +120,13 @@ def test_four_client_processes_writing_at_once_lose_nothing(server: Server) -> N
 
 
 ROUTED = ["add", "search", "list", "get", "update", "delete", "delete_all", "history", "export"]
-NOT_OVER_HTTP = {("export", "progress")}  # a local progress callback
 
 
 @pytest.mark.parametrize("name", ROUTED)
 def test_remote_twins_take_the_engines_arguments(name: str) -> None:
     def arguments(cls: type) -> list[tuple[str, object]]:
         signature = inspect.signature(getattr(cls, name))
-        return [(p.name, p.default) for p in signature.parameters.values() if (name, p.name) not in NOT_OVER_HTTP]
+        return [(p.name, p.default) for p in signature.parameters.values()]
 
     assert arguments(RemoteMemory) == arguments(Memory)
     assert arguments(AsyncRemoteMemory) == arguments(AsyncMemory)
