@@ -147,10 +147,14 @@ def _first(item: tuple[float, PointKey, float, float]) -> float:
 
 
 def boost(
-    ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]], plan: QueryPlan, cfg: RetrievalSettings
+    ranked: list[Ranked],
+    payloads: dict[PointKey, dict[str, Any]],
+    plan: QueryPlan,
+    cfg: RetrievalSettings,
+    limit: int | None = None,
 ) -> list[Ranked]:
     """Stage two, on the best fused candidates and their payloads: speaker, date, "when", session and recency
-    boosts."""
+    boosts, then session diversity for the first ``limit`` hits (all when None; the rest keep their order)."""
     ranked = [r for r in ranked if r.id in payloads]
     names = {str(n) for p in payloads.values() if (n := p.get("name"))} if cfg.speaker_boost else set()
     speaker = _named_speaker(plan.text, names) if names else None
@@ -189,34 +193,40 @@ def boost(
     if plan.threshold is not None:  # on relevance: diversity below only reorders what passed
         ranked = [r for r in ranked if r.score >= plan.threshold]
     if cfg.session_diversity and len(ranked) > 1:
-        ranked = _diversified(ranked, payloads, cfg.session_diversity)
+        ranked = _diversified(ranked, payloads, cfg.session_diversity, len(ranked) if limit is None else limit)
     return ranked
 
 
-def _diversified(ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]], penalty: float) -> list[Ranked]:
-    """Greedy re-ranking: each hit pays ``penalty`` for every better hit already taken from its session, so an
-    answer spread over several conversations is gathered rather than one conversation's every turn. Hits outside
-    any session pay nothing; a score never falls below 0. ``ranked`` is best first."""
-    taken: dict[str, int] = {}
-    pending = ranked
+def _diversified(
+    ranked: list[Ranked], payloads: dict[PointKey, dict[str, Any]], penalty: float, picks: int
+) -> list[Ranked]:
+    """Greedy re-ranking of the first ``picks`` hits: each pays ``penalty`` for every better hit already taken
+    from its session, so an answer spread over several conversations is gathered rather than one conversation's
+    every turn. Hits outside any session pay nothing; a score never falls below 0. ``ranked`` is best first; the
+    hits not picked follow in their order."""
+    sessions = [payloads[r.id].get("session_id") for r in ranked]
+    taken: dict[Any, int] = {}
+    pending = list(range(len(ranked)))
     out: list[Ranked] = []
-    while pending:
-        best_i, best = 0, -float("inf")
-        for i, r in enumerate(pending):
-            if r.score <= best:
+    while pending and len(out) < picks:
+        best_j, best = 0, -float("inf")
+        for j, i in enumerate(pending):
+            score = ranked[i].score
+            if score <= best:
                 break  # best first: no later hit can beat an unpenalised score above it
-            sess = payloads[r.id].get("session_id")
-            adjusted = max(0.0, r.score - penalty * taken.get(sess, 0)) if sess is not None else r.score
-            if adjusted > best:
-                best_i, best = i, adjusted
-        r = pending.pop(best_i)
-        if (sess := payloads[r.id].get("session_id")) is not None:
+            if (sess := sessions[i]) is not None and (n := taken.get(sess)):
+                score = max(0.0, score - penalty * n)
+            if score > best:
+                best_j, best = j, score
+        i = pending.pop(best_j)
+        r = ranked[i]
+        if (sess := sessions[i]) is not None:
             if taken.get(sess):
                 r.scores["diversity"] = best - r.score
                 r.score = best
             taken[sess] = taken.get(sess, 0) + 1
         out.append(r)
-    return out
+    return out + [ranked[i] for i in pending]
 
 
 def _score(r: Ranked) -> float:

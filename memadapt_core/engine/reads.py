@@ -132,7 +132,7 @@ def finish_search(
     store: Resources, plan: SearchPlan, fused: list[Ranked], payloads: dict[PointKey, dict[str, Any]]
 ) -> list[SearchHit]:
     check_payloads(plan.flt, payloads)
-    ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval)[: plan.limit]
+    ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval, plan.limit)[: plan.limit]
     hits = []
     for r in ranked:
         payload = payloads[r.id]
