@@ -216,7 +216,9 @@ class TierSettings(BaseModel):
         None, ge=0, description="with an LLM: consolidate a pending segment only once its heat reaches this"
     )
     llm_calls_per_hour: int | None = Field(
-        None, ge=1, description="with an LLM: consolidation batches wait once this many calls ran in the last hour"
+        None,
+        ge=1,
+        description="with an LLM: every LLM batch of the worker waits once this many calls ran in the last hour",
     )
     knowledge_capacity: int | None = Field(
         None, ge=1, description="valid facts kept in search per user (or agent); the coldest beyond are archived"

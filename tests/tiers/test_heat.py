@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memadapt_core import AsyncMemory, LLMError, Memory, MemorySettings
+from memadapt_core import AsyncMemory, Memory, MemorySettings
 from memadapt_core.heat import record_heat, segment_heat
 from memadapt_core.models import MemoryRecord
 from memadapt_core.testing import ScriptedLLMServer
@@ -111,22 +111,3 @@ def test_retrieval_warms_a_segment_until_it_is_consolidated(server: ScriptedLLMS
         assert mem.consolidate(user_id="alex") == 2
         assert len(server.chat_requests("extract")) == 1
         assert all(r.consolidated for r in mem.get_many([r.id for r in added]))
-
-
-# -- a budget of LLM calls per hour -------------------------------------------------------------------------------
-def test_past_the_hourly_budget_a_batch_waits_without_an_llm_call(server: ScriptedLLMServer) -> None:
-    server.push({"facts": []}, {"facts": []})
-    with Memory(
-        location=":memory:",
-        llm={"base_url": server.base_url, "model": "scripted", "timeout": 2.0, "max_retries": 1},
-        tiers={"llm_calls_per_hour": 2},
-    ) as mem:
-        for user in ("ann", "bob"):
-            mem.add("I keep bees", user_id=user)
-            mem.flush()
-        (third,) = mem.add("I keep bees", user_id="cy")
-        mem.flush()
-        assert len(server.chat_requests()) == 2
-        assert mem.get(third.id).consolidated is False  # type: ignore[union-attr]  # pending, not lost
-        with pytest.raises(LLMError, match="llm_calls_per_hour"):
-            mem.consolidate(user_id="cy")
