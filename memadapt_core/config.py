@@ -83,6 +83,9 @@ class RetrievalSettings(BaseModel):
     current_boost: float = Field(
         0.1, ge=0, description="the recency weight instead, for 'current', 'now', 'latest', 'still' questions"
     )
+    heat_boost: float = Field(
+        0.0, ge=0, description="x a hit's visits over the most visited candidate's (0..1); 0: off (docs/tiers.md)"
+    )
     lexical_tie_cosine: float = Field(
         0.1, ge=0, description="equal BM25 matches whose cosines differ by less than this tie (recency decides)"
     )

@@ -189,6 +189,11 @@ def boost(
             r = ranked[i]
             r.scores["recency"] = extra = step * n
             r.score += extra
+    if cfg.heat_boost and (most := max((payloads[r.id].get("visits") or 0 for r in ranked), default=0)):
+        for r in ranked:  # hotter wins near-ties: weight x visits relative to the most visited candidate (0..1)
+            if visits := payloads[r.id].get("visits"):
+                r.scores["hot"] = extra = cfg.heat_boost * visits / most
+                r.score += extra
     ranked.sort(key=_score, reverse=True)
     if plan.threshold is not None:  # on relevance: diversity below only reorders what passed
         ranked = [r for r in ranked if r.score >= plan.threshold]
