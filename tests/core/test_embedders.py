@@ -6,6 +6,7 @@ import asyncio
 import logging
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -154,3 +155,29 @@ async def test_async_embedding_of_a_large_batch_leaves_the_loop_free() -> None:
         await mem.add([f"note number {i} about the garden" for i in range(3000)], user_id="u1")
         task.cancel()
     assert ticks > 1
+
+
+class _ThreadRecorder(Embedder):
+    """Records the thread each batch is embedded on."""
+
+    name, dim = "thread-recorder", 4
+
+    def __init__(self, inline_batch: int) -> None:
+        self.inline_batch = inline_batch
+        self.threads: list[int] = []
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        self.threads.append(threading.get_ident())
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+async def test_a_slow_cpu_embedder_never_runs_on_the_event_loop() -> None:
+    slow = _ThreadRecorder(inline_batch=0)  # the default: a model whose one text takes milliseconds (MiniLM)
+    await slow.aembed_query("where do I live?")
+    assert slow.threads != [threading.get_ident()]
+
+
+async def test_a_microsecond_embedder_runs_small_batches_inline() -> None:
+    fast = _ThreadRecorder(inline_batch=32)  # WordLlama's: a thread would cost more than the work
+    await fast.aembed_documents(["a", "b"])
+    assert fast.threads == [threading.get_ident()]
