@@ -23,9 +23,15 @@ def server() -> Iterator[ScriptedLLMServer]:
         yield srv
 
 
-def test_default_embedder_is_wordllama_from_the_wheel(memory: Memory) -> None:
-    assert memory.embedder.name == "wordllama-l2_supercat"
-    assert memory.embedder.dim == 256
+def test_the_default_embedder_is_minilm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMADAPT_EMBEDDER__PROVIDER", raising=False)
+    with Memory(location=":memory:") as mem:
+        assert (mem.embedder.name, mem.embedder.dim) == ("minilm-l6-int8", 384)
+
+
+def test_the_fast_profile_embedder_is_wordllama_from_the_wheel() -> None:
+    with Memory(location=":memory:", embedder="wordllama") as mem:
+        assert (mem.embedder.name, mem.embedder.dim) == ("wordllama-l2_supercat", 256)
 
 
 def test_the_default_embedder_points_where_wordllama_itself_does(memory: Memory) -> None:
@@ -49,10 +55,12 @@ def test_a_batch_embeds_each_text_as_a_query_alone_would(memory: Memory) -> None
     assert np.allclose(batch, alone, atol=1e-6)
 
 
-def test_loading_the_default_embedder_leaves_the_applications_logging_alone() -> None:
+@pytest.mark.parametrize("embedder", ["minilm", "wordllama"])
+def test_loading_an_offline_embedder_leaves_the_applications_logging_alone(embedder: str) -> None:
     # wordllama's import calls logging.basicConfig(level=INFO); a fresh process shows whether that leaks.
     code = (
-        "import logging; from memadapt_core import Memory; Memory(location=':memory:').close(); "
+        "import logging; from memadapt_core import Memory; "
+        f"Memory(location=':memory:', embedder={embedder!r}).close(); "
         "root = logging.getLogger(); print(root.level, len(root.handlers))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
