@@ -90,6 +90,9 @@ class RetrievalSettings(BaseModel):
     lexical_tie_cosine: float = Field(
         0.1, ge=0, description="equal BM25 matches whose cosines differ by less than this tie (recency decides)"
     )
+    assistant_weight: float = Field(
+        0.9, ge=0, le=1, description="x the fused score of the assistant's messages: the user's own words first"
+    )
     session_diversity: float = Field(
         0.05, ge=0, description="each further hit from a session already in the results loses this much"
     )

@@ -159,6 +159,7 @@ def boost(
     names = {str(n) for p in payloads.values() if (n := p.get("name"))} if cfg.speaker_boost else set()
     speaker = _named_speaker(plan.text, names) if names else None
     when = plan.when and cfg.when_boost
+    assistant = 1.0 - cfg.assistant_weight
     best: dict[str, float] = {}  # the best fused score of each session among the candidates
     for r in ranked:
         payload = payloads[r.id]
@@ -173,6 +174,9 @@ def boost(
         if when and payload.get("has_time"):
             r.scores["when"] = cfg.when_boost
             extra += cfg.when_boost
+        if assistant and payload.get("role") == "assistant":
+            r.scores["assistant"] = extra_role = -assistant * r.scores["fused"]
+            extra += extra_role
         r.score = r.scores["fused"] + extra
         if (sess := payload.get("session_id")) is not None and r.scores["fused"] > best.get(sess, -1.0):
             best[sess] = r.scores["fused"]
