@@ -58,12 +58,14 @@ def _load(threads: int) -> tuple[Any, Any]:
 class MiniLMEmbedder(Embedder):
     name = "minilm-l6-int8"
     dim = 384
-    # Chosen on the paraphrase probe's dev half, where the answers' cosines start at 0.365 and the unrelated
-    # questions' best cosines stop at 0.27 (but for two that share a topic with a stored line: "the Berlin Wall"
-    # against "I moved to Berlin"): the round number between them, with or without a word in common. On the test
-    # half: answers from 0.299, unrelated up to 0.32 (docs/benchmarks.md).
+    # Without a word in common: chosen on the paraphrase probe's dev half, where the answers' cosines start at 0.365
+    # and the unrelated questions' best cosines stop at 0.27 (but for two sharing a topic with a stored line: "the
+    # Berlin Wall" against "I moved to Berlin"), the round number between them; on the test half answers start at
+    # 0.299, unrelated questions stop at 0.32. With a word in common, 0.25 as for WordLlama: at 0.3, "what did I say
+    # last week about my sister?" missed "my sister Inês is visiting from Porto" (0.29) in the quickstart; the probe
+    # then empties 10 of 16 unrelated questions instead of 12 (docs/benchmarks.md).
     floor_dense = 0.3
-    floor_dense_with_sparse = 0.3
+    floor_dense_with_sparse = 0.25
 
     def __init__(self, threads: int | None = None) -> None:
         self._session, self._tokenizer = _load(threads or min(2, os.cpu_count() or 1))

@@ -36,7 +36,7 @@ def test_an_unrelated_question_finds_nothing(minilm: Memory) -> None:
 
 
 def test_the_relevance_floor_is_the_embedders_own_unless_set(minilm: Memory) -> None:
-    assert (minilm.settings.retrieval.floor_dense, minilm.settings.retrieval.floor_dense_with_sparse) == (0.3, 0.3)
+    assert (minilm.settings.retrieval.floor_dense, minilm.settings.retrieval.floor_dense_with_sparse) == (0.3, 0.25)
     with Memory(location=":memory:", embedder="minilm", retrieval={"floor_dense_with_sparse": 0.4}) as mem:
         assert mem.settings.retrieval.floor_dense_with_sparse == 0.4
 
