@@ -47,7 +47,10 @@ class RemoteEmbedder:
 
 
 class AsyncRemoteMemory(RemoteBase):
-    """``AsyncMemory``'s calls against a ``memadapt serve`` at ``url`` (e.g. ``http://127.0.0.1:8765``)."""
+    """``AsyncMemory``'s calls against a ``memadapt serve`` at ``url`` (e.g. ``http://127.0.0.1:8765``).
+
+    Its connections are kept alive in the event loop that opened them: use it from one loop (sync code hands the
+    adapters a ``RemoteMemory``, whose async view keeps no connection between calls)."""
 
     def __init__(
         self, url: str, *, token: str, timeout: float = 30.0, transport: httpx.AsyncBaseTransport | None = None,
@@ -55,6 +58,9 @@ class AsyncRemoteMemory(RemoteBase):
     ) -> None:  # fmt: skip
         super().__init__(url, token=token, timeout=timeout, plugins=plugins, _link=_link)
         self._transport = transport
+        # A sync client's async view is driven by sync code, often one ``asyncio.run`` after another: a connection
+        # kept alive would outlive its loop, so the view closes each one after its response.
+        self._limits = httpx.Limits(max_keepalive_connections=0) if _link is not None else httpx.Limits()
         self._client: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._twin: RemoteMemory | None = None
@@ -65,8 +71,9 @@ class AsyncRemoteMemory(RemoteBase):
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             self._client = httpx.AsyncClient(
-                base_url=self._url, headers=self._headers, timeout=self._timeout, transport=self._transport
-            )
+                base_url=self._url, headers=self._headers, timeout=self._timeout, transport=self._transport,
+                limits=self._limits,
+            )  # fmt: skip
             self._loop = loop
         return self._client
 
@@ -108,6 +115,8 @@ class AsyncRemoteMemory(RemoteBase):
         client, self._client = self._client, None
         if client is not None and self._loop is asyncio.get_running_loop():
             await client.aclose()
+        if self._twin is not None:
+            self._twin._client.close()  # the sync view's idle connections (closing sockets does not block)
 
     async def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
@@ -313,7 +322,7 @@ class RemoteMemory(RemoteBase):
     def close(self) -> None:
         """Wait for tracked background writes, then close this client's connections (the server stays up)."""
         self._link.background.drain_blocking()
-        self._client.close()
+        self._client.close()  # its async view keeps no connection between calls: nothing of it to close
 
     def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -96,6 +97,15 @@ def test_langchain_retriever_runs_against_the_service(server: Server) -> None:
         picked = diverse.invoke("what are the pets called")
     assert [d.page_content for d in similar] == ["Maya's cat is called Pixel"]
     assert len(picked) == 2
+
+
+def test_a_sync_clients_async_view_serves_one_event_loop_after_another(server: Server) -> None:
+    with RemoteMemory(server.url, token="token-langchain") as remote:
+        remote.add("Maya's bike is red", user_id="lc", session_id="loops")
+        retriever = MemadaptRetriever(memory=remote, user_id="lc", session_id="loops", k=1)
+        first = asyncio.run(retriever.ainvoke("what colour is the bike"))  # sync code, as a script's
+        second = asyncio.run(retriever.ainvoke("what colour is the bike"))
+    assert [d.page_content for d in first] == [d.page_content for d in second] == ["Maya's bike is red"]
 
 
 async def test_langchain_vector_store_runs_against_the_service(server: Server) -> None:
