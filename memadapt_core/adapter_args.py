@@ -7,7 +7,8 @@ than at the first call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, cast
 
 from .errors import ValidationError
 
@@ -18,15 +19,21 @@ __all__ = ["check_count", "engine_views"]
 
 
 def engine_views(memory: object, field: str = "memory") -> tuple[Memory, AsyncMemory]:
-    """The sync and the async view of the same open store, whichever twin the adapter was handed."""
+    """The sync and the async view of the same open store, whichever twin the adapter was handed: an engine, or a
+    client of ``memadapt serve`` (``RemoteMemory`` / ``AsyncRemoteMemory``), which has the engine's methods the
+    adapters call and stands in for it (typed as the engine, so the adapters need no second type)."""
     from .engine import AsyncMemory, Memory
 
-    if not isinstance(memory, Memory | AsyncMemory):
-        problem = (
-            f"must be a memadapt engine, Memory(path='./memories') or AsyncMemory(...), not {type(memory).__name__}"
-        )
-        raise ValidationError(field, problem)
-    return memory.as_sync(), memory.as_async()
+    if isinstance(memory, Memory | AsyncMemory):
+        return memory.as_sync(), memory.as_async()
+    remote = sys.modules.get("memadapt_core.remote")  # a client exists only once its module is imported
+    if remote is not None and isinstance(memory, remote.RemoteMemory | remote.AsyncRemoteMemory):
+        return cast("Memory", memory.as_sync()), cast("AsyncMemory", memory.as_async())
+    problem = (
+        "must be a memadapt engine, Memory(path='./memories') or AsyncMemory(...), or a client of memadapt serve, "
+        f"RemoteMemory(url, token=...), not {type(memory).__name__}"
+    )
+    raise ValidationError(field, problem)
 
 
 def check_count(field: str, value: object) -> int:

@@ -1,171 +1,103 @@
 """``RemoteMemory`` / ``AsyncRemoteMemory``: the engine's calls against ``memadapt serve``, over httpx.
 
 Same method names, keyword arguments and return models as ``Memory`` / ``AsyncMemory`` for what the HTTP API
-offers (add, search, list, get, update, delete, delete_all, history, export), so code written for the engine runs
-against the service. The twins share ``_RemoteBase``, which builds requests and reads responses without I/O;
-HTTP errors come back as the engine's errors (422 -> ``ValidationError`` naming the field, 503 ->
-``StoreUnavailableError``; a refused token is a ``ConfigurationError``). The token decides the user: a
-``user_id`` given must be the token's.
+offers (add, search, list, get, update, delete, delete_all, history, export) and for what the adapters call (the
+many-id reads and deletes, ``iter_records``, ``count``, ``vectors``, ``profile``, ``search_many``, ``as_sync`` /
+``as_async``, ``track``, ``flush``, ``format_context``), so every adapter takes a client where it takes an engine
+and code written for the engine runs against the service. The twins share ``RemoteBase`` (``remote_base``), which
+builds requests and reads responses without I/O; HTTP errors come back as the engine's errors (422 ->
+``ValidationError`` naming the field, 503 -> ``StoreUnavailableError``; a refused token is a
+``ConfigurationError``). The token decides the user: a ``user_id`` given must be the token's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
-from urllib.parse import quote
 
 import httpx
+import numpy as np
+import numpy.typing as npt
 
-from .errors import (
-    ConfigurationError,
-    MemadaptError,
-    StoreError,
-    StoreFullError,
-    StoreUnavailableError,
-    ValidationError,
-)
+from .engine import paging, reads
 from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from .profile import UserProfile
+from .remote_base import RemoteBase, _Call, _Link
+from .remote_base import scope_of as _scope
 
-__all__ = ["AsyncRemoteMemory", "RemoteMemory"]
-
-Moment = datetime | str | None
-
-
-@dataclass
-class _Call:
-    """One HTTP request to make; ``missing`` is what a 404 means (None: an error)."""
-
-    method: str
-    path: str
-    json: dict[str, Any] | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    missing: object = None
-    missing_is_value: bool = False
+__all__ = ["AsyncRemoteMemory", "RemoteEmbedder", "RemoteMemory"]
 
 
-def _moment(value: Moment) -> str | None:
-    return value.isoformat() if isinstance(value, datetime) else value
+class RemoteEmbedder:
+    """The server's embedder, for a query (what the LangChain adapters' MMR re-ranking embeds)."""
+
+    def __init__(self, sync: RemoteMemory, asynchronous: AsyncRemoteMemory) -> None:
+        self._sync, self._async = sync, asynchronous
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        return np.asarray(self._sync._send(RemoteBase._embed(text))["vector"], dtype=np.float32)
+
+    async def aembed_query(self, text: str) -> npt.NDArray[np.float32]:
+        return np.asarray((await self._async._send(RemoteBase._embed(text)))["vector"], dtype=np.float32)
 
 
-def _scope(user_id: str | None, agent_id: str | None, session_id: str | None) -> dict[str, Any]:
-    given = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-    return {k: v for k, v in given.items() if v is not None}
+class AsyncRemoteMemory(RemoteBase):
+    """``AsyncMemory``'s calls against a ``memadapt serve`` at ``url`` (e.g. ``http://127.0.0.1:8765``).
 
-
-def _error(response: httpx.Response) -> MemadaptError:
-    try:
-        body = response.json()
-    except ValueError:
-        body = {}
-    message = body.get("message") if isinstance(body, dict) else None
-    message = message or f"HTTP {response.status_code}: {response.text[:200]}"
-    status = response.status_code
-    if status in (404, 422):
-        name = body.get("field") or "id"
-        return ValidationError(name, message.removeprefix(f"{name}: "))
-    if status in (401, 403):
-        return ConfigurationError(f"the server refused this token: {message}")
-    if status == 413:
-        return ValidationError("body", message)
-    if status == 507:
-        return StoreFullError(message)
-    if status == 503:
-        return StoreUnavailableError(message)
-    return StoreError(message)
-
-
-class _RemoteBase:
-    """Requests and responses, no I/O."""
-
-    def __init__(self, url: str, *, token: str, timeout: float = 30.0) -> None:
-        self._url = url.rstrip("/")
-        self._headers = {"Authorization": f"Bearer {token}"}
-        self._timeout = timeout
-
-    @staticmethod
-    def _add(
-        messages: Any, scope: dict[str, Any], kind: Kind, metadata: dict[str, Any] | None, observed_at: Moment,
-        on_conflict: str,
-    ) -> _Call:  # fmt: skip
-        body: dict[str, Any] = {"messages": messages, "kind": kind, "on_conflict": on_conflict, **scope}
-        if metadata is not None:
-            body["metadata"] = metadata
-        if observed_at is not None:
-            body["observed_at"] = _moment(observed_at)
-        return _Call("POST", "/v1/memories", json=body)
-
-    @staticmethod
-    def _search(query: str, scope: dict[str, Any], options: dict[str, Any]) -> _Call:
-        body: dict[str, Any] = {"query": query, **scope}
-        for key, value in options.items():
-            if value is None or (key == "include_superseded" and value is False):
-                continue
-            if key == "time_range":
-                value = [_moment(value[0]), _moment(value[1])]
-            elif key in ("now", "as_of"):
-                value = _moment(value)
-            elif key == "kinds":
-                value = list(value)
-            body[key] = value
-        return _Call("POST", "/v1/search", json=body)
-
-    @staticmethod
-    def _list(
-        scope: dict[str, Any], kinds: Sequence[Kind] | None, limit: int, cursor: str | None,
-        filters: dict[str, Any] | None, include_archived: bool,
-    ) -> _Call:  # fmt: skip
-        params: dict[str, Any] = {**scope, "limit": limit}
-        if kinds is not None:
-            params["kinds"] = list(kinds)
-        if cursor is not None:
-            params["cursor"] = cursor
-        if filters is not None:
-            params["filters"] = json.dumps(filters)
-        if include_archived:
-            params["include_archived"] = "true"
-        return _Call("GET", "/v1/memories", params=params)
-
-    @staticmethod
-    def _by_id(method: str, id: str, scope: dict[str, Any], suffix: str = "", **kw: Any) -> _Call:
-        return _Call(method, f"/v1/memories/{quote(id, safe='')}{suffix}", params=scope, **kw)
-
-    @staticmethod
-    def _read(call: _Call, response: httpx.Response) -> Any:
-        if response.status_code == 404 and call.missing_is_value:
-            return call.missing
-        if response.is_error:
-            raise _error(response)
-        return response.json()
-
-    @staticmethod
-    def _transport_error(exc: httpx.HTTPError) -> StoreUnavailableError:
-        return StoreUnavailableError(f"the memadapt server cannot be reached: {exc}")
-
-
-class AsyncRemoteMemory(_RemoteBase):
-    """``AsyncMemory``'s calls against a ``memadapt serve`` at ``url`` (e.g. ``http://127.0.0.1:8765``)."""
+    Its connections are kept alive in the event loop that opened them: use it from one loop (sync code hands the
+    adapters a ``RemoteMemory``, whose async view keeps no connection between calls)."""
 
     def __init__(
-        self, url: str, *, token: str, timeout: float = 30.0, transport: httpx.AsyncBaseTransport | None = None
-    ) -> None:
-        super().__init__(url, token=token, timeout=timeout)
-        self._client = httpx.AsyncClient(
-            base_url=self._url, headers=self._headers, timeout=timeout, transport=transport
-        )
+        self, url: str, *, token: str, timeout: float = 30.0, transport: httpx.AsyncBaseTransport | None = None,
+        plugins: Sequence[object] = (), _link: _Link | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(url, token=token, timeout=timeout, plugins=plugins, _link=_link)
+        self._transport = transport
+        # A sync client's async view is driven by sync code, often one ``asyncio.run`` after another: a connection
+        # kept alive would outlive its loop, so the view closes each one after its response.
+        self._limits = httpx.Limits(max_keepalive_connections=0) if _link is not None else httpx.Limits()
+        self._client: httpx.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._twin: RemoteMemory | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        """This loop's client: an httpx async client's connections belong to the loop that opened them, and an
+        adapter may drive this view from one ``asyncio.run`` after another."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = httpx.AsyncClient(
+                base_url=self._url, headers=self._headers, timeout=self._timeout, transport=self._transport,
+                limits=self._limits,
+            )  # fmt: skip
+            self._loop = loop
+        return self._client
 
     async def _send(self, call: _Call) -> Any:
         try:
-            response = await self._client.request(call.method, call.path, json=call.json, params=call.params)
+            response = await self._http().request(call.method, call.path, json=call.json, params=call.params)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         return self._read(call, response)
+
+    def as_sync(self) -> RemoteMemory:
+        """A sync client of the same server, token and background writes (closing it closes only its connections)."""
+        if self._twin is None:
+            self._twin = RemoteMemory(self._url, token="", timeout=self._timeout, _link=self._link)
+            self._twin._twin = self
+        return self._twin
+
+    def as_async(self) -> AsyncRemoteMemory:
+        """This client itself: adapters call ``as_async()`` on whichever twin they were handed."""
+        return self
+
+    @property
+    def embedder(self) -> RemoteEmbedder:
+        return RemoteEmbedder(self.as_sync(), self)
 
     async def __aenter__(self) -> AsyncRemoteMemory:
         return self
@@ -173,8 +105,18 @@ class AsyncRemoteMemory(_RemoteBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    async def flush(self) -> None:
+        """Wait for the background writes adapters handed over (``track``); the server made the others durable."""
+        await self._link.background.drain()
+
     async def close(self) -> None:
-        await self._client.aclose()
+        """Wait for tracked background writes, then close this client's connections (the server stays up)."""
+        await self._link.background.drain()
+        client, self._client = self._client, None
+        if client is not None and self._loop is asyncio.get_running_loop():
+            await client.aclose()
+        if self._twin is not None:
+            self._twin._client.close()  # the sync view's idle connections (closing sockets does not block)
 
     async def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
@@ -245,6 +187,58 @@ class AsyncRemoteMemory(_RemoteBase):
         data = await self._send(self._by_id("GET", id, _scope(user_id, agent_id, session_id), "/history"))
         return [HistoryEvent.model_validate(e) for e in data["events"]]
 
+    async def search_many(
+        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, limit: int = 5, **options: Any,
+    ) -> builtins.list[SearchHit]:  # fmt: skip
+        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
+        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+        searches = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
+        return reads.merge_hits(await asyncio.gather(*searches))
+
+    async def iter_records(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
+    ) -> AsyncGenerator[MemoryRecord, None]:  # fmt: skip
+        """Every record of a scope, oldest first, a page at a time."""
+        size = min(page_size, self.settings.max_limit)
+        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
+        pages = paging.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        async for record in pages:
+            yield record
+
+    async def get_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        data = await self._send(self._ids("/v1/get", ids, _scope(user_id, agent_id, session_id)))
+        return [MemoryRecord.model_validate(r) for r in data["records"]]
+
+    async def vectors(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, builtins.list[float]]:  # fmt: skip
+        data = await self._send(self._ids("/v1/vectors", ids, _scope(user_id, agent_id, session_id)))
+        return dict(data["vectors"])
+
+    async def count(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None,
+    ) -> int:  # fmt: skip
+        return int((await self._send(self._count(_scope(user_id, agent_id, session_id), kinds, filters)))["count"])
+
+    async def delete_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> int:  # fmt: skip
+        data = await self._send(self._ids("/v1/delete", ids, _scope(user_id, agent_id, session_id)))
+        return int(data["deleted"])
+
+    async def profile(
+        self, *, user_id: str | None = None, agent_id: str | None = None, as_of: datetime | str | None = None
+    ) -> UserProfile:
+        return UserProfile.model_validate(await self._send(self._profile(user_id, agent_id, as_of)))
+
     async def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, kinds: Sequence[Kind] | None = None,
@@ -254,10 +248,10 @@ class AsyncRemoteMemory(_RemoteBase):
         number of records each received chunk completed, as the engine calls it with each page's."""
         params = _scope(user_id, agent_id, session_id) | ({"kinds": list(kinds)} if kinds is not None else {})
         try:
-            async with self._client.stream("GET", "/v1/export", params=params) as response:
+            async with self._http().stream("GET", "/v1/export", params=params) as response:
                 if response.is_error:
                     await response.aread()
-                    raise _error(response)
+                    raise self._export_error(response)
                 lines = 0
                 out = await asyncio.to_thread(open, path, "wb")  # file I/O off the event loop
                 try:
@@ -279,14 +273,16 @@ def _counted(chunk: bytes, progress: Callable[[int], None] | None) -> int:
     return n
 
 
-class RemoteMemory(_RemoteBase):
+class RemoteMemory(RemoteBase):
     """``Memory``'s calls against a ``memadapt serve`` at ``url``: the sync twin of ``AsyncRemoteMemory``."""
 
     def __init__(
-        self, url: str, *, token: str, timeout: float = 30.0, transport: httpx.BaseTransport | None = None
-    ) -> None:
-        super().__init__(url, token=token, timeout=timeout)
+        self, url: str, *, token: str, timeout: float = 30.0, transport: httpx.BaseTransport | None = None,
+        plugins: Sequence[object] = (), _link: _Link | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(url, token=token, timeout=timeout, plugins=plugins, _link=_link)
         self._client = httpx.Client(base_url=self._url, headers=self._headers, timeout=timeout, transport=transport)
+        self._twin: AsyncRemoteMemory | None = None
 
     def _send(self, call: _Call) -> Any:
         try:
@@ -294,6 +290,22 @@ class RemoteMemory(_RemoteBase):
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         return self._read(call, response)
+
+    def as_sync(self) -> RemoteMemory:
+        """This client itself: adapters call ``as_sync()`` on whichever twin they were handed."""
+        return self
+
+    def as_async(self) -> AsyncRemoteMemory:
+        """An async client of the same server, token and background writes (closing it closes only its
+        connections)."""
+        if self._twin is None:
+            self._twin = AsyncRemoteMemory(self._url, token="", timeout=self._timeout, _link=self._link)
+            self._twin._twin = self
+        return self._twin
+
+    @property
+    def embedder(self) -> RemoteEmbedder:
+        return RemoteEmbedder(self, self.as_async())
 
     def __enter__(self) -> RemoteMemory:
         return self
@@ -303,8 +315,14 @@ class RemoteMemory(_RemoteBase):
     ) -> None:
         self.close()
 
+    def flush(self) -> None:
+        """Wait for the background writes adapters handed over (``track``); the server made the others durable."""
+        self._link.background.drain_blocking()
+
     def close(self) -> None:
-        self._client.close()
+        """Wait for tracked background writes, then close this client's connections (the server stays up)."""
+        self._link.background.drain_blocking()
+        self._client.close()  # its async view keeps no connection between calls: nothing of it to close
 
     def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
@@ -375,6 +393,56 @@ class RemoteMemory(_RemoteBase):
         data = self._send(self._by_id("GET", id, _scope(user_id, agent_id, session_id), "/history"))
         return [HistoryEvent.model_validate(e) for e in data["events"]]
 
+    def search_many(
+        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, limit: int = 5, **options: Any,
+    ) -> builtins.list[SearchHit]:  # fmt: skip
+        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
+        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+        per_query = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
+        return reads.merge_hits(per_query)
+
+    def iter_records(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
+    ) -> Generator[MemoryRecord, None, None]:  # fmt: skip
+        """Every record of a scope, oldest first, a page at a time."""
+        size = min(page_size, self.settings.max_limit)
+        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
+        yield from paging.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+
+    def get_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        data = self._send(self._ids("/v1/get", ids, _scope(user_id, agent_id, session_id)))
+        return [MemoryRecord.model_validate(r) for r in data["records"]]
+
+    def vectors(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, builtins.list[float]]:  # fmt: skip
+        data = self._send(self._ids("/v1/vectors", ids, _scope(user_id, agent_id, session_id)))
+        return dict(data["vectors"])
+
+    def count(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None,
+    ) -> int:  # fmt: skip
+        return int((self._send(self._count(_scope(user_id, agent_id, session_id), kinds, filters)))["count"])
+
+    def delete_many(
+        self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> int:  # fmt: skip
+        data = self._send(self._ids("/v1/delete", ids, _scope(user_id, agent_id, session_id)))
+        return int(data["deleted"])
+
+    def profile(
+        self, *, user_id: str | None = None, agent_id: str | None = None, as_of: datetime | str | None = None
+    ) -> UserProfile:
+        return UserProfile.model_validate(self._send(self._profile(user_id, agent_id, as_of)))
+
     def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, kinds: Sequence[Kind] | None = None,
@@ -387,7 +455,7 @@ class RemoteMemory(_RemoteBase):
             with self._client.stream("GET", "/v1/export", params=params) as response:
                 if response.is_error:
                     response.read()
-                    raise _error(response)
+                    raise self._export_error(response)
                 lines = 0
                 with open(path, "wb") as out:
                     for chunk in response.iter_bytes():

@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import pydantic
 
-from memadapt_core import ValidationError
+from memadapt_core import AsyncMemory, Memory, ValidationError
 
 from ._engine import engine_views
 from ._framework import BaseRetriever
 
-__all__ = ["ValidatedRetriever"]
+__all__ = ["EngineField", "ValidatedRetriever"]
+
+EngineField: TypeAlias = pydantic.SkipValidation[Memory | AsyncMemory]
+"""A retriever's ``memory`` field: ``engine_views`` checks it (an engine, or a ``RemoteMemory`` standing in for
+one), so pydantic's instance check, which knows only the engine, is skipped."""
 
 
 class ValidatedRetriever(BaseRetriever):

@@ -20,7 +20,7 @@ from ._framework import (
     Document,
     StructuredTool,
 )
-from ._validated import ValidatedRetriever
+from ._validated import EngineField, ValidatedRetriever
 
 __all__ = ["MemadaptExperienceRetriever", "create_experience_tool", "create_trajectory_tool", "experience_document"]
 
@@ -49,7 +49,7 @@ class MemadaptExperienceRetriever(ValidatedRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    memory: Memory | AsyncMemory
+    memory: EngineField
     agent_id: str
     k: int = 3
 

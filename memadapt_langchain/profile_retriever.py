@@ -10,6 +10,7 @@ from memadapt_core import AsyncMemory, Memory
 
 from ._engine import engine_views
 from ._framework import AsyncCallbackManagerForRetrieverRun, BaseRetriever, CallbackManagerForRetrieverRun, Document
+from ._validated import EngineField
 
 __all__ = ["MemadaptProfileRetriever"]
 
@@ -21,7 +22,7 @@ class MemadaptProfileRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    memory: Memory | AsyncMemory
+    memory: EngineField
     user_id: str | None = None
     agent_id: str | None = None
 

@@ -17,7 +17,7 @@ from ._framework import (
     Document,
 )
 from ._mmr import mmr_pick
-from ._validated import ValidatedRetriever
+from ._validated import EngineField, ValidatedRetriever
 
 __all__ = ["MemadaptRetriever", "hit_to_document"]
 
@@ -55,7 +55,7 @@ class MemadaptRetriever(ValidatedRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    memory: Memory | AsyncMemory
+    memory: EngineField
     k: int = 4
     user_id: str | None = None
     agent_id: str | None = None

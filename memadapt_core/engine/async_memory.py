@@ -19,7 +19,7 @@ from memadapt_core.record_codec import utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
 
-from . import backend_steps, reads, tiers, tool_memory, transactions, transfer, updates, writes
+from . import backend_steps, paging, reads, tiers, tool_memory, transactions, transfer, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .base import MemoryBase
@@ -282,17 +282,11 @@ class AsyncMemory(MemoryBase):
         kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
     ) -> AsyncGenerator[MemoryRecord, None]:  # fmt: skip
         """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
-        page_size = min(page_size, self._resources.settings.max_limit)
-        cursor: str | None = None
-        while True:
-            page = await self.list(
-                user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=page_size,
-                cursor=cursor, filters=filters,
-            )  # fmt: skip
-            for record in page.records:
-                yield record
-            if (cursor := page.next_cursor) is None:
-                return
+        size = min(page_size, self._resources.settings.max_limit)
+        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
+        pages = paging.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        async for record in pages:
+            yield record
 
     async def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,

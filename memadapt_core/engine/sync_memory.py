@@ -17,7 +17,7 @@ from memadapt_core.record_codec import utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
 
-from . import backend_steps, reads, tiers, tool_memory, transactions, transfer, updates, writes
+from . import backend_steps, paging, reads, tiers, tool_memory, transactions, transfer, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .base import MemoryBase
@@ -265,16 +265,9 @@ class Memory(MemoryBase):
         kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
     ) -> Generator[MemoryRecord, None, None]:  # fmt: skip
         """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
-        page_size = min(page_size, self._resources.settings.max_limit)
-        cursor: str | None = None
-        while True:
-            page = self.list(
-                user_id=user_id, agent_id=agent_id, session_id=session_id, kinds=kinds, limit=page_size,
-                cursor=cursor, filters=filters,
-            )  # fmt: skip
-            yield from page.records
-            if (cursor := page.next_cursor) is None:
-                return
+        size = min(page_size, self._resources.settings.max_limit)
+        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
+        yield from paging.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
 
     def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,

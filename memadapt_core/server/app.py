@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.models import Scope as MemoryScope
 
+from .adapter_routes import adapter_routes
 from .auth import TokenMap, bearer_token
 from .http_api import SCOPE_STATE, api_routes, error_response
 from .mcp_task_tools import register_task_tools
@@ -136,6 +137,7 @@ def build_app(
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         *api_routes(lambda: memory),
+        *adapter_routes(lambda: memory),
         *reme_routes(lambda: memory),
         Mount("/", app=mcp_app),
     ]

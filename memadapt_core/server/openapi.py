@@ -171,6 +171,7 @@ def openapi_document() -> dict[str, Any]:
             }
         },
     }
+    paths.update(_adapter_paths())
     paths.update(_reme_paths())
     record = {"type": "object", "required": ["id", "text", "kind", "observed_at"], "additionalProperties": True}
     return {
@@ -240,4 +241,45 @@ def _reme_paths() -> dict[str, Any]:
                 "responses": {"200": answer, **_ERRORS},
             }
         }
+    return out
+
+
+def _adapter_paths() -> dict[str, Any]:
+    """The routes ``RemoteMemory`` uses so the adapters run against the service (``adapter_routes``)."""
+    ids = {"ids": {"type": "array", "items": {"type": "string"}}}
+    obj: dict[str, Any] = {"type": "object"}
+    integer = {"type": "integer"}
+    records = {"records": {"type": "array", "items": _ref("MemoryRecord")}}
+    posts: dict[str, tuple[str, dict[str, Any], list[str], dict[str, Any]]] = {
+        "get": ("get_many: records by id, in the order asked, only the scope's", ids, ["ids"], records),
+        "delete": ("delete_many: these records, only the scope's", ids, ["ids"], {"deleted": integer}),
+        "vectors": ("vectors: stored dense vectors by id (MMR re-ranking)", ids, ["ids"], {"vectors": obj}),
+        "count": ("count: the scope's records", {"kinds": _KINDS, "filters": obj}, [], {"count": integer}),
+        "embed": ("a query's dense embedding, by the server's embedder", {"query": {"type": "string"}}, ["query"],
+                  {"vector": {"type": "array", "items": {"type": "number"}}}),
+    }  # fmt: skip
+    out: dict[str, Any] = {
+        f"/v1/{name}": {
+            "post": {
+                "summary": summary,
+                "requestBody": _body(properties, required),
+                "responses": {"200": _json({"type": "object", "properties": returns}), **_ERRORS},
+            }
+        }
+        for name, (summary, properties, required, returns) in posts.items()
+    }
+    as_of = {"name": "as_of", "in": "query", "schema": {"type": "string", "format": "date-time"}}
+    out["/v1/profile"] = {
+        "get": {
+            "summary": "profile: the user's (or the agent's) profile, now or as it stood at as_of",
+            "parameters": [_SCOPE_PARAMS[0], as_of],
+            "responses": {"200": _json(obj), **_ERRORS},
+        }
+    }
+    out["/v1/scope"] = {
+        "get": {
+            "summary": "the scope the token stands for (user_id, agent_id), to derive record ids as the server does",
+            "responses": {"200": _json(obj), **_ERRORS},
+        }
+    }
     return out

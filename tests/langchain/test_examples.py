@@ -2,21 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run(script: str) -> str:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-W", "error", str(ROOT / "examples" / script)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True,
-    )  # fmt: skip
-    return done.stdout
+from tests._examples import run_example as _run
 
 
 def test_the_retriever_example_recalls_alices_turns_and_searches_the_faq() -> None:

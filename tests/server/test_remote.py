@@ -120,6 +120,8 @@ def test_four_client_processes_writing_at_once_lose_nothing(server: Server) -> N
 
 
 ROUTED = ["add", "search", "list", "get", "update", "delete", "delete_all", "history", "export"]
+ROUTED += ["search_many", "iter_records", "get_many", "vectors", "count", "delete_many", "profile"]  # for adapters
+ROUTED += ["record_id", "format_context", "format_experience", "track", "flush", "close", "as_sync", "as_async"]
 
 
 @pytest.mark.parametrize("name", ROUTED)

@@ -1,0 +1,244 @@
+"""What ``RemoteMemory`` and ``AsyncRemoteMemory`` share without I/O: requests built, responses read, errors mapped.
+
+Also what the engine does without I/O and the adapters call on it (``record_id``, ``format_context``,
+``format_experience``, ``track``, ``settings``), so a remote client stands in for an engine in every adapter. A
+client and its views of the other twin (``as_sync()``, ``as_async()``) share one ``_Link``: the server, the token,
+the background writes adapters hand over and the plugins that format context.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from .config import MemorySettings
+from .engine.background import BackgroundWrites, Pending
+from .engine.experience_recall import render_guidance
+from .engine.tiers import context_with_tiers
+from .engine.updates import parse_id
+from .errors import (
+    ConfigurationError,
+    MemadaptError,
+    StoreError,
+    StoreFullError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from .models import Kind, MemoryRecord, SearchHit
+from .plugins import Hooks, create_plugin_manager
+from .profile import UserProfile
+from .record_codec import record_id as _record_id
+from .validation import parse_scope
+
+__all__ = ["Moment", "RemoteBase", "scope_of"]
+
+Moment = datetime | str | None
+
+
+@dataclass
+class _Call:
+    """One HTTP request to make; ``missing`` is what a 404 means (None: an error)."""
+
+    method: str
+    path: str
+    json: dict[str, Any] | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    missing: object = None
+    missing_is_value: bool = False
+
+
+class _Link:
+    """One server as a client and its views of the other twin see it."""
+
+    def __init__(self, url: str, token: str, timeout: float, plugins: Sequence[object]) -> None:
+        self.url = url.rstrip("/")
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.timeout = timeout
+        self.background = BackgroundWrites()
+        self.plugins = plugins
+        self.hooks: Hooks | None = None
+        # The engine's default limits: the server checks its own and answers 422 beyond them.
+        self.settings = MemorySettings.model_construct()
+        self._token_scope: dict[str, Any] | None = None
+
+    def token_scope(self) -> dict[str, Any]:
+        """The ids the token stands for, asked once (a short request on first use, then kept)."""
+        if self._token_scope is None:
+            try:
+                response = httpx.get(f"{self.url}/v1/scope", headers=self.headers, timeout=self.timeout)
+            except httpx.HTTPError as exc:
+                raise RemoteBase._transport_error(exc) from exc
+            if response.is_error:
+                raise _error(response)
+            self._token_scope = {k: v for k, v in response.json().items() if v is not None}
+        return self._token_scope
+
+
+def _moment(value: Moment) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def scope_of(user_id: str | None, agent_id: str | None, session_id: str | None) -> dict[str, Any]:
+    given = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _error(response: httpx.Response) -> MemadaptError:
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    message = body.get("message") if isinstance(body, dict) else None
+    message = message or f"HTTP {response.status_code}: {response.text[:200]}"
+    status = response.status_code
+    if status in (404, 422):
+        name = body.get("field") or "id"
+        return ValidationError(name, message.removeprefix(f"{name}: "))
+    if status in (401, 403):
+        return ConfigurationError(f"the server refused this token: {message}")
+    if status == 413:
+        return ValidationError("body", message)
+    if status == 507:
+        return StoreFullError(message)
+    if status == 503:
+        return StoreUnavailableError(message)
+    return StoreError(message)
+
+
+class RemoteBase:
+    """Requests and responses, and the engine's no-I/O calls; no I/O."""
+
+    def __init__(
+        self, url: str, *, token: str, timeout: float = 30.0, plugins: Sequence[object] = (), _link: _Link | None = None
+    ) -> None:
+        self._link = _link if _link is not None else _Link(url, token, timeout, plugins)
+        self._url, self._headers, self._timeout = self._link.url, self._link.headers, timeout
+
+    # -- what the engine does without I/O, for the adapters ----------------------------------------------------------
+    @property
+    def settings(self) -> MemorySettings:
+        """The engine's default settings: adapters read their limits (``max_limit``, ``max_text_chars``)."""
+        return self._link.settings
+
+    def record_id(
+        self, external_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> str:  # fmt: skip
+        """The record id that ``add`` gives a message whose ``id`` is ``external_id`` in this scope, completed, as the
+        server completes it, with the token's user (and agent): asked of the server once, on first use."""
+        ids = self._link.token_scope() | scope_of(user_id, agent_id, session_id)
+        return _record_id(parse_scope(**ids), parse_id(external_id, "external_id"))
+
+    def track(self, pending: Pending) -> None:
+        """A background write an adapter acknowledged before it ran: ``close()`` and ``flush()`` wait for it."""
+        self._link.background.track(pending)
+
+    def format_context(
+        self, query: str, hits: Sequence[SearchHit], *, recent: Sequence[MemoryRecord] | None = None,
+        profile: UserProfile | None = None,
+    ) -> str:  # fmt: skip
+        """The engine's context block, formatted here by this client's plugins (``plugins=``, entry points)."""
+        if self._link.hooks is None:
+            self._link.hooks = Hooks(create_plugin_manager(self._link.plugins))
+        hooks = self._link.hooks
+        if recent is None and profile is None:
+            return hooks.format_context(query, hits)
+        return context_with_tiers(hooks, query, hits, recent, profile, self.settings.tiers.profile_block)
+
+    def format_experience(self, hits: Sequence[SearchHit]) -> str:
+        """Experiences as the delimited guidance block for a system prompt."""
+        return render_guidance(hits)
+
+    # -- requests ----------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _add(
+        messages: Any, scope: dict[str, Any], kind: Kind, metadata: dict[str, Any] | None, observed_at: Moment,
+        on_conflict: str,
+    ) -> _Call:  # fmt: skip
+        body: dict[str, Any] = {"messages": messages, "kind": kind, "on_conflict": on_conflict, **scope}
+        if metadata is not None:
+            body["metadata"] = metadata
+        if observed_at is not None:
+            body["observed_at"] = _moment(observed_at)
+        return _Call("POST", "/v1/memories", json=body)
+
+    @staticmethod
+    def _search(query: str, scope: dict[str, Any], options: dict[str, Any]) -> _Call:
+        body: dict[str, Any] = {"query": query, **scope}
+        for key, value in options.items():
+            if value is None or (key in ("include_superseded", "include_archived") and value is False):
+                continue
+            if key == "time_range":
+                value = [_moment(value[0]), _moment(value[1])]
+            elif key in ("now", "as_of"):
+                value = _moment(value)
+            elif key == "kinds":
+                value = list(value)
+            body[key] = value
+        return _Call("POST", "/v1/search", json=body)
+
+    @staticmethod
+    def _list(
+        scope: dict[str, Any], kinds: Sequence[Kind] | None, limit: int, cursor: str | None,
+        filters: dict[str, Any] | None, include_archived: bool,
+    ) -> _Call:  # fmt: skip
+        params: dict[str, Any] = {**scope, "limit": limit}
+        if kinds is not None:
+            params["kinds"] = list(kinds)
+        if cursor is not None:
+            params["cursor"] = cursor
+        if filters is not None:
+            params["filters"] = json.dumps(filters)
+        if include_archived:
+            params["include_archived"] = "true"
+        return _Call("GET", "/v1/memories", params=params)
+
+    @staticmethod
+    def _by_id(method: str, id: str, scope: dict[str, Any], suffix: str = "", **kw: Any) -> _Call:
+        return _Call(method, f"/v1/memories/{quote(id, safe='')}{suffix}", params=scope, **kw)
+
+    @staticmethod
+    def _ids(path: str, ids: Sequence[str], scope: dict[str, Any]) -> _Call:
+        return _Call("POST", path, json={"ids": list(ids), **scope})
+
+    @staticmethod
+    def _count(scope: dict[str, Any], kinds: Sequence[Kind] | None, filters: dict[str, Any] | None) -> _Call:
+        body: dict[str, Any] = {**scope}
+        if kinds is not None:
+            body["kinds"] = list(kinds)
+        if filters is not None:
+            body["filters"] = filters
+        return _Call("POST", "/v1/count", json=body)
+
+    @staticmethod
+    def _profile(user_id: str | None, agent_id: str | None, as_of: Moment) -> _Call:
+        params = scope_of(user_id, agent_id, None)
+        if as_of is not None:
+            params["as_of"] = _moment(as_of)
+        return _Call("GET", "/v1/profile", params=params)
+
+    @staticmethod
+    def _embed(text: str) -> _Call:
+        return _Call("POST", "/v1/embed", json={"query": text})
+
+    @staticmethod
+    def _read(call: _Call, response: httpx.Response) -> Any:
+        if response.status_code == 404 and call.missing_is_value:
+            return call.missing
+        if response.is_error:
+            raise _error(response)
+        return response.json()
+
+    @staticmethod
+    def _transport_error(exc: httpx.HTTPError) -> StoreUnavailableError:
+        return StoreUnavailableError(f"the memadapt server cannot be reached: {exc}")
+
+    @staticmethod
+    def _export_error(response: httpx.Response) -> MemadaptError:
+        return _error(response)
