@@ -18,6 +18,7 @@ written.
     python benchmarks/latency.py --quick         # 1k, 10k, fewer queries (under a minute)
     python benchmarks/latency.py --repeat 5          # the embedded store's rows: the median of 5 runs
     python benchmarks/latency.py --out benchmarks/results/latency.json
+    python benchmarks/latency.py --sizes 100000 --rows edge edge-optimized  # some rows only
 
 Timings on a shared VM vary by up to 2x from one run to the next, so the four embedded-store rows are run ``--repeat``
 times (3 by default), each in its own process, the repeats going round all sizes (a slow spell of the
@@ -167,6 +168,13 @@ def run_floor(n: int, n_queries: int) -> dict[str, Any]:
             "peak_rss_mib": round(peak_mib())}  # fmt: skip
 
 
+def embedder_name() -> str:
+    """The embedder of the rows: the default, or the one MEMADAPT_EMBEDDER__PROVIDER names (children inherit it)."""
+    from memadapt_core.config import MemorySettings
+
+    return MemorySettings().embedder.provider
+
+
 def child(argv: Sequence[str]) -> None:
     kind, n, nq = argv[0], int(argv[1]), int(argv[2])
     result = run_floor(n, nq) if kind == "numpy" else run_memadapt(kind, n, nq)
@@ -200,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     parser.add_argument("--sizes", type=int, nargs="+")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each embedded-store row (median reported)")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--rows", nargs="+", help="only these rows (edge, edge-optimized, ..., qdrant-local, numpy)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -210,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     repeat = max(1, args.repeat)
     rows, results = [], []
     repeated = ("edge", "edge-optimized", "edge-interleaved", "edge-interleaved-optimized")
-    kinds = (*repeated, "edge-nocache", "qdrant-local", "numpy")
+    kinds = tuple(k for k in (*repeated, "edge-nocache", "qdrant-local", "numpy") if not args.rows or k in args.rows)
     # Repeats go round the sizes, not one after another: a slow spell of the VM (minutes) then slows one run of
     # several rows rather than every run of one row.
     jobs: Any = [(k, n) for rep in range(repeat) for n in sizes for k in kinds if rep == 0 or k in repeated]
@@ -251,9 +260,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
                "search p95 ms", "engine p50 ms", "engine p95 ms", "peak RSS MiB", "optimize s"]  # fmt: skip
     info = machine()
     print(f"\nmachine: {info['cores']} cores, {info['ram_gib']} GiB, {info['cpu']}; python {info['python']}, "
-          f"qdrant-edge-py {info['qdrant-edge-py']}, qdrant-client {info['qdrant-client']}")  # fmt: skip
+          f"qdrant-edge-py {info['qdrant-edge-py']}, qdrant-client {info['qdrant-client']}; "
+          f"embedder {embedder_name()}")  # fmt: skip
     print(table(headers, rows))
-    report = {"machine": info, "results": results}
+    report = {"machine": info, "embedder": embedder_name(), "results": results}
     write_json(args.out, report)
     return report
 
