@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from memadapt_core import Memory
+from memadapt_core.engine.transfer import _IMPORT_BATCH
 
-RECORDS = 700  # three batches of 256: the kill lands after the first two
+RECORDS = 10 * (2 * _IMPORT_BATCH // 10 + 10)  # ten sessions; three batches: the kill lands after the first two
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +35,7 @@ def dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
 _KILLED_IMPORT = """
 import os, signal, sys
 from memadapt_core import Memory
+from memadapt_core.engine.transfer import _IMPORT_BATCH
 batches = 0
 def progress(n):
     global batches
@@ -52,10 +54,13 @@ def test_an_import_killed_half_way_is_finished_by_resuming_without_duplicates(du
 
     assert child.returncode == -9
     with Memory(path=store, embedder="wordllama") as mem:
-        assert _count(mem) == 512  # the two batches acknowledged before the kill
-        assert mem.import_(dump, resume=True) == RECORDS - 512  # only the rest is embedded and written
+        assert _count(mem) == 2 * _IMPORT_BATCH  # the two batches acknowledged before the kill
+        assert mem.import_(dump, resume=True) == RECORDS - 2 * _IMPORT_BATCH  # only the rest is embedded and written
         assert _count(mem) == RECORDS
-        stored = [r.id for user in ("ann", "bob") for r in mem.list(user_id=user, limit=RECORDS).records]
+        mem.export(tmp_path / "after.jsonl")
+        stored = [
+            json.loads(line)["id"] for line in (tmp_path / "after.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
         assert len(stored) == len(set(stored)) == RECORDS
         assert set(stored) == {json.loads(line)["id"] for line in dump.read_text(encoding="utf-8").splitlines()}
 
@@ -84,7 +89,7 @@ def test_the_cli_import_shows_the_records_done_and_their_rate(dump: Path, tmp_pa
     assert child.returncode == 0
     assert f"imported {RECORDS} records" in out
     assert "importing" in drawn
-    assert f"{RECORDS} records" in drawn
+    assert f"{RECORDS:,} records" in drawn
     assert "/s" in drawn
 
 
