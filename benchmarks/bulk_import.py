@@ -81,10 +81,21 @@ def child(kind: str, n: int, dump: str, embedder: str) -> dict[str, Any]:
                 t = time.perf_counter()
                 out["resume_written"] = mem.import_(dump, resume=True)
                 out["resume_per_s"] = round(n / (time.perf_counter() - t))
-            out.update(peak_rss_mib=round(peak_rss_mib()), rss_before_mib=round(base))
+            out.update(peak_rss_mib=round(peak_rss_mib()), rss_before_mib=round(base), **rss_parts())
             return out
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def rss_parts() -> dict[str, int]:
+    """Resident memory now, split: anonymous (the heap: what the process holds) and file-backed (the store's memory
+    maps, which the kernel drops under pressure and reads back)."""
+    parts = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("RssAnon", "RssFile"):
+            parts[f"{key.lower()[:3]}_{key[3:].lower()}_mib"] = round(int(value.split()[0]) / 1024)
+    return parts
 
 
 def run_child(kind: str, n: int, dump: Path, embedder: str) -> dict[str, Any]:
@@ -120,10 +131,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
                 results.append(res)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    headers = ["records", "how", "records/s", "resume records/s", "peak RSS MiB", "RSS before MiB", "file MiB"]
+    headers = ["records", "how", "records/s", "resume records/s", "peak RSS MiB", "RSS before MiB",
+               "anon / file RSS at end MiB", "file MiB"]  # fmt: skip
     rows = [[r["records"], "add (calls of 1,000)" if r["kind"] == "add" else "import_", r["per_s"],
-             r.get("resume_per_s", "-"), r["peak_rss_mib"], r["rss_before_mib"], r["file_mib"]]
-            for r in results]  # fmt: skip
+             r.get("resume_per_s", "-"), r["peak_rss_mib"], r["rss_before_mib"],
+             f"{r.get('rss_anon_mib')} / {r.get('rss_file_mib')}", r["file_mib"]] for r in results]  # fmt: skip
     print(machine_line(info))
     print(table(headers, rows))
     report = {"machine": info, "embedder": args.embedder, "results": results}
