@@ -136,7 +136,7 @@ def memadapt_row(
     convs: Sequence[Conversation],
     *,
     retrieval: dict[str, Any] | None = None,
-    embedder: str | dict[str, Any] = "wordllama",
+    embedder: str | dict[str, Any] | None = None,
     threshold: float | None = None,
     captions: bool = False,
     per_turn: bool = False,

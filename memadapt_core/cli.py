@@ -51,7 +51,9 @@ def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
     options.add_argument("--path", help="embedded store folder (default: MEMADAPT_PATH or the user data dir)", **unset)
     options.add_argument("--url", help="a Qdrant server, instead of the embedded store", **unset)
     options.add_argument(
-        "--embedder", help="dense embedder: wordllama (default), openai, fastembed (MEMADAPT_EMBEDDER__*)", **unset
+        "--embedder",
+        help="dense embedder: minilm (default), wordllama (fast), openai, fastembed (MEMADAPT_EMBEDDER__*)",
+        **unset,
     )
     options.add_argument("--json", action="store_true", help="machine-readable output", **unset)
     return options

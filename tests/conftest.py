@@ -1,4 +1,4 @@
-"""Shared fixtures: an embedded store in a temporary folder per test, with the real default embedder.
+"""Shared fixtures: an embedded store in a temporary folder per test, on the fast profile's embedder (WordLlama).
 
 ``tests/agentscope_runtime`` needs agentscope-runtime, which cannot share the dev environment (it pins AgentScope
 1.x): without it that folder is not collected, so a plain ``pytest`` works; ``make pytest-runtime`` runs it in
@@ -21,6 +21,12 @@ from memadapt_core.testing import ScriptedLLMServer
 # process here: the suite (and the writers it starts) runs with "process"; tests/core/test_durability.py checks the
 # default and the sync itself.
 os.environ.setdefault("MEMADAPT_DURABILITY", "process")
+# The default embedder (MiniLM) takes ~10 ms a stored text where WordLlama takes ~50 µs, and nothing above the
+# embedder depends on which one made the vectors: the suite runs on WordLlama. The default itself is tested where it
+# matters, each test naming it or clearing this variable: tests/core/test_minilm.py (paraphrases, the floor),
+# tests/core/test_embedders.py, tests/core/test_store_lifecycle.py (stores keep their embedder), and
+# tests/docs/test_readme.py (the README's examples, run as printed in a clean environment).
+os.environ.setdefault("MEMADAPT_EMBEDDER__PROVIDER", "wordllama")
 
 RUNTIME_AVAILABLE = importlib.util.find_spec("agentscope_runtime") is not None
 collect_ignore = [] if RUNTIME_AVAILABLE else ["agentscope_runtime"]

@@ -70,6 +70,9 @@ class VectorBackend(Protocol):
     #: True when calls may wait on a network or disk for long (a server): the async engine runs them in a thread.
     blocking_io: bool
 
+    def collections(self) -> list[str]:
+        """The names of the collections the store already holds (opening none of them)."""
+
     def open_collection(self, info: CollectionInfo) -> None:
         """Create the collection with its indexes, or open it and check it was made by the same embedder."""
 

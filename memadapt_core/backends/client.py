@@ -113,6 +113,9 @@ class QdrantClientBackend:
         return {"shard_key_selector": self._shard_key} if self._shard_key else {}
 
     # -- lifecycle -------------------------------------------------------------------------------------------------
+    def collections(self) -> list[str]:
+        return sorted(c.name for c in self._call(lambda c: c.get_collections()).collections)
+
     def open_collection(self, info: CollectionInfo) -> None:
         self.collection = info.name
         exists = self._call(lambda c: c.collection_exists(info.name))

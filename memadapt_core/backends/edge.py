@@ -121,6 +121,12 @@ class EdgeBackend:
         )
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
+    def collections(self) -> list[str]:
+        try:
+            return sorted(d.name for d in self.root.iterdir() if d.is_dir() and not d.name.startswith("."))
+        except OSError:  # no folder yet (or unreadable: open_collection says why)
+            return []
+
     def open_collection(self, info: CollectionInfo) -> None:
         """Open ``info``'s shard, creating it first if the folder holds none. The folder's lock file is taken before
         anything is looked at, so of several processes opening one folder at once exactly one goes on (the others

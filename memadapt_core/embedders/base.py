@@ -17,10 +17,6 @@ __all__ = ["Embedder", "Vectors"]
 Vectors = npt.NDArray[np.float32]
 """A ``(n, dim)`` float32 array of unit-length rows."""
 
-# Below this many texts a CPU embedder runs inline even from async code: offloading to a thread costs more than
-# the work (WordLlama embeds a sentence in ~50 µs).
-_INLINE_BATCH = 32
-
 
 class Embedder(ABC):
     """Turns text into dense vectors.
@@ -34,6 +30,9 @@ class Embedder(ABC):
     dim: int
     #: True for in-process models whose small batches may run on the event loop thread.
     cpu_bound: bool = True
+    #: Up to this many texts a CPU embedder runs inline even from async code, where offloading to a thread costs
+    #: more than the work (WordLlama embeds a sentence in ~50 µs); 0 for a model whose one text takes milliseconds.
+    inline_batch: int = 0
     #: The relevance floor calibrated for this embedder's cosines (``RetrievalSettings`` may override it): a query
     #: is relevant when its best cosine reaches ``floor_dense``, or ``floor_dense_with_sparse`` with a BM25 match.
     #: WordLlama's values; measured on LoCoMo and the paraphrase probe (docs/benchmarks.md).
@@ -49,7 +48,7 @@ class Embedder(ABC):
         """Embed a batch; return a ``(len(texts), dim)`` array."""
 
     async def _aembed(self, texts: Sequence[str]) -> Vectors:
-        if self.cpu_bound and len(texts) <= _INLINE_BATCH:
+        if self.cpu_bound and len(texts) <= self.inline_batch:
             return self._embed(texts)
         vectors: Vectors = await asyncio.to_thread(self._embed, texts)
         return vectors

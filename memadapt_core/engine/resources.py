@@ -5,6 +5,8 @@ constructors, never inside ``async def``.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
 import shutil
 import tempfile
@@ -30,6 +32,8 @@ from memadapt_core.sparse import SparseEncoder
 from .background import BackgroundWrites
 
 __all__ = ["Resources", "build_settings"]
+
+logger = logging.getLogger(__name__)
 
 
 def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -> MemorySettings:
@@ -64,11 +68,19 @@ class Resources:
         self.lock = threading.RLock()  # read-modify-write of single records (memadapt_core.engine.transactions)
         self.background = BackgroundWrites()  # adapters' background writes, waited for by close() and flush()
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
-        self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
-        self.settings = settings = _calibrated(settings, self.embedder)
-        self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
         self._tempdir: str | None = None
         self.backend: VectorBackend = self._open_backend()
+        try:
+            if embedder is None:
+                settings = _adopted(settings, self.backend)
+            self.embedder = embedder or self.hooks.make_embedder(settings.embedder)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.backend.close()
+            self._release()
+            raise
+        self.settings = settings = _calibrated(settings, self.embedder)
+        self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
         self.collection = CollectionInfo(
             name=settings.collection or _collection_name(self.embedder), embedder=self.embedder.name,
             dim=self.embedder.dim,
@@ -156,6 +168,28 @@ class Resources:
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
+
+
+#: The collection each built-in embedder makes with its default model.
+_BUILT_IN = {"wordllama": "memadapt_wordllama_l2_supercat_256", "minilm": "memadapt_minilm_l6_int8_384"}
+
+
+def _adopted(settings: MemorySettings, backend: VectorBackend) -> MemorySettings:
+    """The settings with the embedder the store was made with, when the caller named none: a store made by the
+    other built-in embedder (the default of an earlier release, or one chosen when it was created) keeps opening
+    with it, rather than an empty collection opening beside the user's memories. An embedder named in the
+    settings or the environment is used as given (and ``open_collection`` checks it)."""
+    chosen = settings.embedder
+    if settings.collection or chosen.model or chosen.model_path or "provider" in chosen.model_fields_set:
+        return settings
+    held = set(backend.collections())
+    if _BUILT_IN.get(chosen.provider) in held:
+        return settings
+    made_by = [provider for provider, name in _BUILT_IN.items() if name in held]
+    if len(made_by) != 1:
+        return settings
+    logger.info("store %s was made with the %s embedder: opening it with that one", settings.path, made_by[0])
+    return settings.model_copy(update={"embedder": chosen.model_copy(update={"provider": made_by[0]})})
 
 
 def _calibrated(settings: MemorySettings, embedder: Embedder) -> MemorySettings:

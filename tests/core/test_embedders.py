@@ -6,6 +6,7 @@ import asyncio
 import logging
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -22,9 +23,15 @@ def server() -> Iterator[ScriptedLLMServer]:
         yield srv
 
 
-def test_default_embedder_is_wordllama_from_the_wheel(memory: Memory) -> None:
-    assert memory.embedder.name == "wordllama-l2_supercat"
-    assert memory.embedder.dim == 256
+def test_the_default_embedder_is_minilm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMADAPT_EMBEDDER__PROVIDER", raising=False)
+    with Memory(location=":memory:") as mem:
+        assert (mem.embedder.name, mem.embedder.dim) == ("minilm-l6-int8", 384)
+
+
+def test_the_fast_profile_embedder_is_wordllama_from_the_wheel() -> None:
+    with Memory(location=":memory:", embedder="wordllama") as mem:
+        assert (mem.embedder.name, mem.embedder.dim) == ("wordllama-l2_supercat", 256)
 
 
 def test_the_default_embedder_points_where_wordllama_itself_does(memory: Memory) -> None:
@@ -48,10 +55,12 @@ def test_a_batch_embeds_each_text_as_a_query_alone_would(memory: Memory) -> None
     assert np.allclose(batch, alone, atol=1e-6)
 
 
-def test_loading_the_default_embedder_leaves_the_applications_logging_alone() -> None:
+@pytest.mark.parametrize("embedder", ["minilm", "wordllama"])
+def test_loading_an_offline_embedder_leaves_the_applications_logging_alone(embedder: str) -> None:
     # wordllama's import calls logging.basicConfig(level=INFO); a fresh process shows whether that leaks.
     code = (
-        "import logging; from memadapt_core import Memory; Memory(location=':memory:').close(); "
+        "import logging; from memadapt_core import Memory; "
+        f"Memory(location=':memory:', embedder={embedder!r}).close(); "
         "root = logging.getLogger(); print(root.level, len(root.handlers))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
@@ -154,3 +163,29 @@ async def test_async_embedding_of_a_large_batch_leaves_the_loop_free() -> None:
         await mem.add([f"note number {i} about the garden" for i in range(3000)], user_id="u1")
         task.cancel()
     assert ticks > 1
+
+
+class _ThreadRecorder(Embedder):
+    """Records the thread each batch is embedded on."""
+
+    name, dim = "thread-recorder", 4
+
+    def __init__(self, inline_batch: int) -> None:
+        self.inline_batch = inline_batch
+        self.threads: list[int] = []
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        self.threads.append(threading.get_ident())
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+async def test_a_slow_cpu_embedder_never_runs_on_the_event_loop() -> None:
+    slow = _ThreadRecorder(inline_batch=0)  # the default: a model whose one text takes milliseconds (MiniLM)
+    await slow.aembed_query("where do I live?")
+    assert slow.threads != [threading.get_ident()]
+
+
+async def test_a_microsecond_embedder_runs_small_batches_inline() -> None:
+    fast = _ThreadRecorder(inline_batch=32)  # WordLlama's: a thread would cost more than the work
+    await fast.aembed_documents(["a", "b"])
+    assert fast.threads == [threading.get_ident()]

