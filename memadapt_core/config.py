@@ -84,8 +84,14 @@ class RetrievalSettings(BaseModel):
     current_boost: float = Field(
         0.1, ge=0, description="the recency weight instead, for 'current', 'now', 'latest', 'still' questions"
     )
+    heat_boost: float = Field(
+        0.0, ge=0, description="x a hit's visits over the most visited candidate's (0..1); 0: off (docs/tiers.md)"
+    )
     lexical_tie_cosine: float = Field(
         0.1, ge=0, description="equal BM25 matches whose cosines differ by less than this tie (recency decides)"
+    )
+    assistant_weight: float = Field(
+        0.9, ge=0, le=1, description="x the fused score of the assistant's messages: the user's own words first"
     )
     session_diversity: float = Field(
         0.05, ge=0, description="each further hit from a session already in the results loses this much"
@@ -217,7 +223,9 @@ class TierSettings(BaseModel):
         None, ge=0, description="with an LLM: consolidate a pending segment only once its heat reaches this"
     )
     llm_calls_per_hour: int | None = Field(
-        None, ge=1, description="with an LLM: consolidation batches wait once this many calls ran in the last hour"
+        None,
+        ge=1,
+        description="with an LLM: every LLM batch of the worker waits once this many calls ran in the last hour",
     )
     knowledge_capacity: int | None = Field(
         None, ge=1, description="valid facts kept in search per user (or agent); the coldest beyond are archived"

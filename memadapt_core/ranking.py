@@ -159,6 +159,7 @@ def boost(
     names = {str(n) for p in payloads.values() if (n := p.get("name"))} if cfg.speaker_boost else set()
     speaker = _named_speaker(plan.text, names) if names else None
     when = plan.when and cfg.when_boost
+    assistant = 1.0 - cfg.assistant_weight
     best: dict[str, float] = {}  # the best fused score of each session among the candidates
     for r in ranked:
         payload = payloads[r.id]
@@ -173,6 +174,9 @@ def boost(
         if when and payload.get("has_time"):
             r.scores["when"] = cfg.when_boost
             extra += cfg.when_boost
+        if assistant and payload.get("role") == "assistant":
+            r.scores["assistant"] = extra_role = -assistant * r.scores["fused"]
+            extra += extra_role
         r.score = r.scores["fused"] + extra
         if (sess := payload.get("session_id")) is not None and r.scores["fused"] > best.get(sess, -1.0):
             best[sess] = r.scores["fused"]
@@ -189,6 +193,11 @@ def boost(
             r = ranked[i]
             r.scores["recency"] = extra = step * n
             r.score += extra
+    if cfg.heat_boost and (most := max((payloads[r.id].get("visits") or 0 for r in ranked), default=0)):
+        for r in ranked:  # hotter wins near-ties: weight x visits relative to the most visited candidate (0..1)
+            if visits := payloads[r.id].get("visits"):
+                r.scores["hot"] = extra = cfg.heat_boost * visits / most
+                r.score += extra
     ranked.sort(key=_score, reverse=True)
     if plan.threshold is not None:  # on relevance: diversity below only reorders what passed
         ranked = [r for r in ranked if r.score >= plan.threshold]

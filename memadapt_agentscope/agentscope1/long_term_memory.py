@@ -32,6 +32,7 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
         top_k: int = 5,
         threshold: float | None = None,
         skip_names: Collection[str] = ("long_term_memory",),
+        profile: bool = False,
     ) -> None:
         """
         :param memory: the engine (``AsyncMemory``, or a ``Memory`` used through its async view).
@@ -43,6 +44,8 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
         :param threshold: relevance floor passed to the engine; None keeps the engine's default floor.
         :param skip_names: senders whose messages are not recorded: ``ReActAgent`` adds the memory it
             retrieved to its history as ``long_term_memory`` and re-sends it to ``record``.
+        :param profile: ``retrieve`` (``static_control`` and ``both``) also starts with a short block of the
+            user's profile (the agent's, without a user), kept by consolidation (docs/tiers.md).
         """
         super().__init__()
         scope = Scope.of(user_id, agent_id, session_id, required=False)
@@ -57,6 +60,7 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
         self._top_k = check_count("top_k", top_k)
         self._threshold = threshold
         self._skip_names = frozenset(skip_names)
+        self._profile = profile
 
     async def record(self, msgs: Sequence[Msg | None] | Msg | None, **kwargs: Any) -> None:
         """Store the messages' text, each message once however often it is sent."""
@@ -79,7 +83,7 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
         """The memories relevant to the messages' text, rendered by the engine (empty when none is)."""
         items = [msg] if isinstance(msg, Msg) else list(msg or [])
         queries = [text for m in items if (text := m.get_text_content()) and text.strip()]
-        return await self._render(queries, limit)
+        return await self._render(queries, limit, with_profile=self._profile and bool(queries))
 
     async def record_to_memory(self, thinking: str, content: list[str], **kwargs: Any) -> ToolResponse:
         """Use this function to record important information that you may need later. The target content
@@ -118,11 +122,13 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
             return _response(f"Error retrieving memory: {exc}")
         return _response(text or "No relevant memories found.")
 
-    async def _render(self, queries: list[str], limit: int | None) -> str:
+    async def _render(self, queries: list[str], limit: int | None, *, with_profile: bool = False) -> str:
         hits = await self._memory.search_many(
             queries, user_id=self.user_id, agent_id=self.agent_id, limit=limit or self._top_k, threshold=self._threshold
         )
-        return self._memory.format_context("; ".join(queries), hits) if hits else ""
+        found = await self._memory.profile(user_id=self.user_id, agent_id=self.agent_id) if with_profile else None
+        profile = found if found is not None and not found.is_empty() else None
+        return self._memory.format_context("; ".join(queries), hits, profile=profile) if hits or profile else ""
 
 
 def _response(text: str) -> ToolResponse:

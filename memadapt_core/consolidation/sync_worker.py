@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from typing import TypeVar
 
 from memadapt_core.consolidation.experience_plan import (
     build_experience_reconciliation,
@@ -21,6 +22,7 @@ from memadapt_core.consolidation.experiences import (
     build_experience_extraction,
     build_experience_validation,
 )
+from memadapt_core.consolidation.llm_base import AnswerParser
 from memadapt_core.consolidation.llm_client import LLMClient
 from memadapt_core.consolidation.parsing import MalformedAnswerError
 from memadapt_core.consolidation.profiling import assemble_profile_update
@@ -42,6 +44,8 @@ from memadapt_core.tool_stats import tool_stats
 __all__ = ["SyncConsolidationWorker"]
 
 log = logging.getLogger("memadapt.consolidation")
+
+T = TypeVar("T")
 
 _LIVENESS_CHECK_S = 0.5  # how often a waiting flush() checks that the thread is alive
 
@@ -200,6 +204,7 @@ class SyncConsolidationWorker(WorkerBase):
         report = ConsolidationReport()
         done: set[str] = set()
         while trajectories := self._store.pending_trajectories(scope, self.options.trajectory_batch):
+            self._check_budget(scope)
             self._first_time(done, trajectories, "trajectories")
             home = experience_scope(scope)
             if home == scope:  # its lock is held already
@@ -220,9 +225,10 @@ class SyncConsolidationWorker(WorkerBase):
             current = self._store.tool_guide(home, tool)
             stats = tool_stats(tool, found).model_dump(mode="json")
             call = build_tool_guide(tool, found, current, stats)
+            self._check_budget(home)
             self._check_stopping()
             try:
-                guidelines = self._llm.complete_json("tool_guide", call.messages, call.parse)
+                guidelines = self._ask("tool_guide", call.messages, call.parse)
             except MalformedAnswerError as exc:
                 log.warning("skipping a guide of tool %s: the LLM's answers never fit: %s", tool, exc)
                 self._store.apply(skip_plan(home, found))
@@ -237,12 +243,12 @@ class SyncConsolidationWorker(WorkerBase):
         home, skipped = experience_scope(scope), False
         extraction = build_experience_extraction(trajectories)
         try:
-            found = self._llm.complete_json("extract_experience", extraction.messages, extraction.parse)
+            found = self._ask("extract_experience", extraction.messages, extraction.parse)
             judgements: list[Judgement] = []
             if found:
                 self._check_stopping()
                 validation = build_experience_validation(trajectories, found)
-                judgements = self._llm.complete_json("validate_experience", validation.messages, validation.parse)
+                judgements = self._ask("validate_experience", validation.messages, validation.parse)
             valid = [e for e, j in zip(found, judgements, strict=True) if j.valid]
             limit = self.options.candidates
             neighbours = [self._store.similar_experiences(e.when_to_use, home, limit) for e in valid]
@@ -251,9 +257,7 @@ class SyncConsolidationWorker(WorkerBase):
                 decisions = reconciliation.without_llm()
             else:
                 self._check_stopping()
-                decisions = self._llm.complete_json(
-                    "reconcile_experience", reconciliation.messages, reconciliation.parse
-                )
+                decisions = self._ask("reconcile_experience", reconciliation.messages, reconciliation.parse)
             plan = plan_experiences(home, trajectories, found, judgements, decisions)
         except MalformedAnswerError as exc:
             log.warning(
@@ -268,8 +272,7 @@ class SyncConsolidationWorker(WorkerBase):
         extraction = self._extraction(scope, messages)
         dropped, skipped = 0, False
         try:
-            self._spend()
-            result = self._llm.complete_json("extract", extraction.messages, extraction.parse)
+            result = self._ask("extract", extraction.messages, extraction.parse)
             dropped = result.dropped
             limit = self.options.candidates
             plans = []
@@ -281,8 +284,7 @@ class SyncConsolidationWorker(WorkerBase):
                 else:
                     self._check_stopping()
                     asked = reconciliation.messages
-                    self._spend()
-                    decisions = self._llm.complete_json("reconcile", asked, reconciliation.parse)
+                    decisions = self._ask("reconcile", asked, reconciliation.parse)
                 plans.append(plan_facts(owner, messages if owner == scope else [], facts, decisions))
         except MalformedAnswerError as exc:
             log.warning("skipping %d messages of %s: the LLM's answers never fit: %s", len(messages), scope, exc)
@@ -301,8 +303,7 @@ class SyncConsolidationWorker(WorkerBase):
             reflection = self._gather(scope, new_ids, ended_ids)
             if reflection is None:
                 return ConsolidationReport()
-            self._spend()
-            plan = self._llm.complete_json("reflect", reflection.messages, reflection.parse)
+            plan = self._ask("reflect", reflection.messages, reflection.parse)
             self._check_stopping()
         except MalformedAnswerError as exc:
             log.warning("skipping a reflection of %s: the LLM's answers never fit: %s", scope, exc)
@@ -330,8 +331,7 @@ class SyncConsolidationWorker(WorkerBase):
                 plan = update.without_llm()
             else:
                 try:
-                    self._spend()
-                    plan = self._llm.complete_json("profile", update.messages, update.parse)
+                    plan = self._ask("profile", update.messages, update.parse)
                 except MalformedAnswerError as exc:
                     log.warning("skipping a profile update of %s: the LLM's answers never fit: %s", owner, exc)
                     plan = update.without_llm()
@@ -362,6 +362,11 @@ class SyncConsolidationWorker(WorkerBase):
             insights=insights,
             max_facts=self.options.reflect_max_facts,
         )
+
+    def _ask(self, operation: str, messages: list[dict[str, str]], parse: AnswerParser[T]) -> T:
+        """Every LLM call of the worker: each counts against ``llm_calls_per_hour``."""
+        self._spend()
+        return self._llm.complete_json(operation, messages, parse)
 
     # -- helpers --------------------------------------------------------------------------------------------
     def _queued_count(self) -> int:

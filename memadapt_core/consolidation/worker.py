@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TypeVar
 
 from memadapt_core.consolidation.experience_plan import (
     build_experience_reconciliation,
@@ -23,6 +24,7 @@ from memadapt_core.consolidation.experiences import (
     build_experience_extraction,
     build_experience_validation,
 )
+from memadapt_core.consolidation.llm_base import AnswerParser
 from memadapt_core.consolidation.llm_client import AsyncLLMClient
 from memadapt_core.consolidation.parsing import MalformedAnswerError
 from memadapt_core.consolidation.plan import ConsolidationPlan
@@ -45,6 +47,8 @@ from memadapt_core.tool_stats import tool_stats
 __all__ = ["ConsolidationWorker"]
 
 log = logging.getLogger("memadapt.consolidation")
+
+T = TypeVar("T")
 
 
 class ConsolidationWorker(WorkerBase):
@@ -190,6 +194,7 @@ class ConsolidationWorker(WorkerBase):
         report = ConsolidationReport()
         done: set[str] = set()
         while trajectories := await self._store.pending_trajectories(scope, self.options.trajectory_batch):
+            self._check_budget(scope)
             self._first_time(done, trajectories, "trajectories")
             home = experience_scope(scope)
             if home == scope:  # its lock is held already
@@ -210,8 +215,9 @@ class ConsolidationWorker(WorkerBase):
             current = await self._store.tool_guide(home, tool)
             stats = tool_stats(tool, found).model_dump(mode="json")
             call = build_tool_guide(tool, found, current, stats)
+            self._check_budget(home)
             try:
-                guidelines = await self._llm.complete_json("tool_guide", call.messages, call.parse)
+                guidelines = await self._ask("tool_guide", call.messages, call.parse)
             except MalformedAnswerError as exc:
                 log.warning("skipping a guide of tool %s: the LLM's answers never fit: %s", tool, exc)
                 await self._apply(skip_plan(home, found))
@@ -225,11 +231,11 @@ class ConsolidationWorker(WorkerBase):
         home, skipped = experience_scope(scope), False
         extraction = build_experience_extraction(trajectories)
         try:
-            found = await self._llm.complete_json("extract_experience", extraction.messages, extraction.parse)
+            found = await self._ask("extract_experience", extraction.messages, extraction.parse)
             judgements: list[Judgement] = []
             if found:
                 validation = build_experience_validation(trajectories, found)
-                judgements = await self._llm.complete_json("validate_experience", validation.messages, validation.parse)
+                judgements = await self._ask("validate_experience", validation.messages, validation.parse)
             valid = [e for e, j in zip(found, judgements, strict=True) if j.valid]
             limit = self.options.candidates
             neighbours = [await self._store.similar_experiences(e.when_to_use, home, limit) for e in valid]
@@ -237,9 +243,7 @@ class ConsolidationWorker(WorkerBase):
             if reconciliation.messages is None:
                 decisions = reconciliation.without_llm()
             else:
-                decisions = await self._llm.complete_json(
-                    "reconcile_experience", reconciliation.messages, reconciliation.parse
-                )
+                decisions = await self._ask("reconcile_experience", reconciliation.messages, reconciliation.parse)
             plan = plan_experiences(home, trajectories, found, judgements, decisions)
         except MalformedAnswerError as exc:
             log.warning(
@@ -253,8 +257,7 @@ class ConsolidationWorker(WorkerBase):
         extraction = self._extraction(scope, messages)
         dropped, skipped = 0, False
         try:
-            self._spend()
-            result = await self._llm.complete_json("extract", extraction.messages, extraction.parse)
+            result = await self._ask("extract", extraction.messages, extraction.parse)
             dropped = result.dropped
             limit = self.options.candidates
             plans = []
@@ -264,10 +267,7 @@ class ConsolidationWorker(WorkerBase):
                 if reconciliation.messages is None:
                     decisions = reconciliation.without_llm()
                 else:
-                    self._spend()
-                    decisions = await self._llm.complete_json(
-                        "reconcile", reconciliation.messages, reconciliation.parse
-                    )
+                    decisions = await self._ask("reconcile", reconciliation.messages, reconciliation.parse)
                 plans.append(plan_facts(owner, messages if owner == scope else [], facts, decisions))
         except MalformedAnswerError as exc:
             log.warning("skipping %d messages of %s: the LLM's answers never fit: %s", len(messages), scope, exc)
@@ -285,8 +285,7 @@ class ConsolidationWorker(WorkerBase):
             reflection = await self._gather(scope, new_ids, ended_ids)
             if reflection is None:
                 return ConsolidationReport()
-            self._spend()
-            plan = await self._llm.complete_json("reflect", reflection.messages, reflection.parse)
+            plan = await self._ask("reflect", reflection.messages, reflection.parse)
         except MalformedAnswerError as exc:
             log.warning("skipping a reflection of %s: the LLM's answers never fit: %s", scope, exc)
             await self._apply(taken(scope, new_ids))  # not offered again, as when the answers fit
@@ -313,8 +312,7 @@ class ConsolidationWorker(WorkerBase):
                 plan = update.without_llm()
             else:
                 try:
-                    self._spend()
-                    plan = await self._llm.complete_json("profile", update.messages, update.parse)
+                    plan = await self._ask("profile", update.messages, update.parse)
                 except MalformedAnswerError as exc:
                     log.warning("skipping a profile update of %s: the LLM's answers never fit: %s", owner, exc)
                     plan = update.without_llm()
@@ -344,6 +342,11 @@ class ConsolidationWorker(WorkerBase):
             insights=insights,
             max_facts=self.options.reflect_max_facts,
         )
+
+    async def _ask(self, operation: str, messages: list[dict[str, str]], parse: AnswerParser[T]) -> T:
+        """Every LLM call of the worker: each counts against ``llm_calls_per_hour``."""
+        self._spend()
+        return await self._llm.complete_json(operation, messages, parse)
 
     async def _apply(self, plan: ConsolidationPlan) -> None:
         write = asyncio.ensure_future(self._store.apply(plan))

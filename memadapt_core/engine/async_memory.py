@@ -199,9 +199,9 @@ class AsyncMemory(MemoryBase):
         r = self._live()
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
-        found = await self._run(transactions.delete_present, r, wanted, scope)
+        found, derived = await self._run(transactions.delete_present, r, wanted, scope)
         if found:
-            r.hooks.on_deleted(found)
+            r.hooks.on_deleted([*found, *derived])
         return len(found)
 
     async def delete_all(

@@ -14,7 +14,7 @@ from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
 from memadapt_core.ranking import fuse
 
-from . import reads, updates, writes
+from . import derived, reads, updates, writes
 from .resources import Resources
 
 __all__ = [
@@ -76,10 +76,8 @@ def list_page(r: Resources, plan: reads.ListPlan) -> Page:
 
 
 def count_and_delete(r: Resources, flt: FilterSpec) -> int:
-    count = r.backend.count(flt)
-    if count:
-        r.backend.delete_where(flt)
-    return count
+    """Delete what ``flt`` matches, with the insights and profile statements resting only on it (derived.py)."""
+    return derived.delete_scope_with_derived(r, flt)
 
 
 def history(r: Resources, walk: updates.HistoryWalk) -> list[HistoryEvent]:

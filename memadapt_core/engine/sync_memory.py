@@ -183,9 +183,11 @@ class Memory(MemoryBase):
         """Delete these records (those outside the scope, if given, are left alone); returns how many went."""
         r = self._live()
         wanted = parse_record_ids(ids)
-        found = transactions.delete_present(r, wanted, parse_scope(user_id, agent_id, session_id, required=False))
+        found, derived = transactions.delete_present(
+            r, wanted, parse_scope(user_id, agent_id, session_id, required=False)
+        )
         if found:
-            r.hooks.on_deleted(found)
+            r.hooks.on_deleted([*found, *derived])
         return len(found)
 
     def delete_all(

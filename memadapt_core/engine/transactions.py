@@ -15,6 +15,7 @@ import numpy as np
 from memadapt_core.models import MemoryRecord, Scope
 
 from . import updates
+from .derived import derived_of
 from .resources import Resources
 
 __all__ = ["commit_update", "delete_present"]
@@ -30,10 +31,12 @@ def commit_update(store: Resources, plan: updates.UpdatePlan, dense: np.ndarray[
     return record
 
 
-def delete_present(store: Resources, ids: list[str], scope: Scope) -> list[str]:
-    """Delete those of ``ids`` that exist within ``scope``; returns them."""
+def delete_present(store: Resources, ids: list[str], scope: Scope) -> tuple[list[str], list[str]]:
+    """Delete those of ``ids`` that exist within ``scope`` and what rests only on them (derived.py); returns both:
+    the ids found, and the derived records that went with them."""
     with store.lock:
         found = [p.id for p in store.backend.retrieve(ids) if updates.point_in_scope(p, scope)]
+        derived = [d for d in derived_of(store, found) if d not in found] if found else []
         if found:
-            store.backend.delete(found)
-    return found
+            store.backend.delete([*derived, *found])
+    return found, derived

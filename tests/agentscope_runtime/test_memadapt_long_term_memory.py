@@ -94,3 +94,22 @@ async def test_agent_control_leaves_recording_to_the_agent(amemory, make_agent):
 def test_a_user_or_an_agent_is_required(amemory):
     with pytest.raises(ValueError, match="user_id or an agent_id"):
         MemadaptLongTermMemory(amemory, session_id="s1")
+
+
+async def test_with_profile_the_agent_is_reminded_of_the_users_profile_first(amemory, make_agent, prompt_of):
+    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await amemory.add("Alice is training for the Berlin marathon.", user_id="alice", kind="fact")
+    memory = MemadaptLongTermMemory(amemory, user_id="alice", profile=True)
+    agent, model = make_agent(memory, ["Berlin."])
+
+    await agent(Msg("alice", "Which marathon am I training for?", "user"))
+
+    prompt = prompt_of(model.prompts[0])
+    assert prompt.index("constraints: Allergic to peanuts") < prompt.index("Alice is training for the Berlin marathon.")
+
+
+async def test_without_profile_no_profile_block_is_shown(amemory):
+    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    memory = MemadaptLongTermMemory(amemory, user_id="alice")
+
+    assert "constraints:" not in await memory.retrieve(Msg("alice", "What am I allergic to?", "user"))

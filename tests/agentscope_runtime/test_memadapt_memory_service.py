@@ -142,3 +142,15 @@ async def test_deep_pages_are_reached_past_the_engines_page_limit(message):
         await service.add_memory("alice", stored, session_id="s1")
 
         assert await service.list_memory("alice", {"page_num": 4, "page_size": 2}) == stored[6:8]
+
+
+async def test_with_profile_a_search_starts_with_the_users_profile_as_a_system_message(amemory, message):
+    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await amemory.add("Alice loves hiking in the Alps.", user_id="alice", kind="fact")
+    async with MemadaptMemoryService(amemory, profile=True) as service:
+        first, *rest = await service.search_memory("alice", [message("hiking")])
+
+    assert isinstance(first, Message)
+    assert first.role == "system"
+    assert "constraints: Allergic to peanuts" in first.content[0].text
+    assert [m.content[0].text for m in rest] == ["Alice loves hiking in the Alps."]

@@ -75,3 +75,18 @@ def test_session_diversity_zero_keeps_the_plain_ranking() -> None:
         plain.add(["I planted tulips in the garden"], user_id="ann", session_id="b")
         hits = plain.search("what did I plant in the garden?", user_id="ann", limit=5, threshold=0.0)
         assert all("diversity" not in h.scores for h in hits)
+
+
+def test_the_users_own_words_win_a_near_tie_with_the_assistants() -> None:
+    cfg = RetrievalSettings(session_prior=0, recency_boost=0, session_diversity=0, assistant_weight=0.9)
+    payloads = {"said": {"role": "user"}, "echoed": {"role": "assistant"}}
+    ranked = boost(_ranked({"echoed": 0.80, "said": 0.78}), payloads, QueryPlan("q"), cfg)
+    assert [r.id for r in ranked] == ["said", "echoed"]
+    assert round(ranked[1].scores["assistant"], 3) == -0.08
+
+
+def test_a_clearly_better_assistant_message_still_comes_first() -> None:
+    cfg = RetrievalSettings(session_prior=0, recency_boost=0, session_diversity=0, assistant_weight=0.9)
+    payloads = {"said": {"role": "user"}, "answered": {"role": "assistant"}}
+    ranked = boost(_ranked({"answered": 0.9, "said": 0.5}), payloads, QueryPlan("q"), cfg)
+    assert [r.id for r in ranked] == ["answered", "said"]

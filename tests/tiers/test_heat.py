@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from memadapt_core import AsyncMemory, LLMError, Memory, MemorySettings
+from memadapt_core import AsyncMemory, Memory, MemorySettings
+from memadapt_core.config import RetrievalSettings
 from memadapt_core.heat import record_heat, segment_heat
 from memadapt_core.models import MemoryRecord
-from memadapt_core.testing import ScriptedLLMServer
+from memadapt_core.ranking import QueryPlan, Ranked, boost
+from memadapt_core.testing import HashEmbedder, ScriptedLLMServer
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 TIERS = MemorySettings().tiers
@@ -113,20 +115,33 @@ def test_retrieval_warms_a_segment_until_it_is_consolidated(server: ScriptedLLMS
         assert all(r.consolidated for r in mem.get_many([r.id for r in added]))
 
 
-# -- a budget of LLM calls per hour -------------------------------------------------------------------------------
-def test_past_the_hourly_budget_a_batch_waits_without_an_llm_call(server: ScriptedLLMServer) -> None:
-    server.push({"facts": []}, {"facts": []})
-    with Memory(
-        location=":memory:",
-        llm={"base_url": server.base_url, "model": "scripted", "timeout": 2.0, "max_retries": 1},
-        tiers={"llm_calls_per_hour": 2},
-    ) as mem:
-        for user in ("ann", "bob"):
-            mem.add("I keep bees", user_id=user)
-            mem.flush()
-        (third,) = mem.add("I keep bees", user_id="cy")
-        mem.flush()
-        assert len(server.chat_requests()) == 2
-        assert mem.get(third.id).consolidated is False  # type: ignore[union-attr]  # pending, not lost
-        with pytest.raises(LLMError, match="llm_calls_per_hour"):
-            mem.consolidate(user_id="cy")
+# -- heat as a ranking signal -------------------------------------------------------------------------------------
+def _tied(*keys: str) -> list[Ranked]:
+    return [Ranked(key, 0.5, {"fused": 0.5}) for key in keys]
+
+
+def test_a_heat_boost_puts_the_hotter_of_near_ties_first() -> None:
+    cfg = RetrievalSettings(recency_boost=0, session_diversity=0, heat_boost=0.05)
+    payloads = {"cold": {"visits": 1}, "never": {}, "hot": {"visits": 4}}
+    ranked = boost(_tied("cold", "never", "hot"), payloads, QueryPlan("q"), cfg)
+    assert [r.id for r in ranked] == ["hot", "cold", "never"]
+    assert ranked[0].scores["hot"] == pytest.approx(0.05)
+
+
+def test_heat_is_no_ranking_signal_by_default() -> None:
+    cfg = RetrievalSettings(recency_boost=0, session_diversity=0)
+    ranked = boost(_tied("cold", "hot"), {"cold": {}, "hot": {"visits": 9}}, QueryPlan("q"), cfg)
+    assert cfg.heat_boost == 0
+    assert [r.id for r in ranked] == ["cold", "hot"]
+
+
+def test_retrievals_reorder_twin_memories_once_the_heat_boost_is_on(tmp_path: Any) -> None:
+    store = {"path": tmp_path / "s", "embedder": HashEmbedder(), "tiers": {"heat": True}}
+    with Memory(**store) as mem:
+        (older,) = mem.add("I keep bees on the roof", user_id="u1", session_id="s2")
+        (newer,) = mem.add("I keep bees on the roof", user_id="u1", session_id="s1")
+        assert mem.search("bees", user_id="u1")[0].record.id == newer.id  # near-tie: the newer wins
+        for _ in range(3):
+            mem.search("bees", user_id="u1", session_id="s2")
+    with Memory(**store, retrieval={"heat_boost": 0.05}) as mem:
+        assert mem.search("bees", user_id="u1")[0].record.id == older.id
