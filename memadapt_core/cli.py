@@ -116,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
     _scope_args(export)
     imp = sub.add_parser("import", parents=after, help="read a JSON Lines export (re-embedding)")
     imp.add_argument("file")
+    imp.add_argument(
+        "--resume", action="store_true", help="skip records already stored (finish an import that stopped half-way)"
+    )
     sub.add_parser("stats", parents=after, help="what the store holds")
     sub.add_parser(
         "optimize",
@@ -185,13 +188,29 @@ def _hit_line(h: SearchHit) -> str:
 
 
 def _progress(total_label: str, quiet: bool) -> tuple[AbstractContextManager[Any], Callable[[int], None]]:
+    """A progress line on stderr (stdout carries the result): records done, their recent rate, time elapsed."""
     if quiet:
         return nullcontext(), lambda n: None
-    from rich.progress import Progress
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    progress = Progress(transient=True)
-    task = progress.add_task(total_label, total=None)
-    return progress, lambda n: progress.advance(task, n)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TextColumn("{task.completed:,.0f} records"),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task(total_label, total=None, rate="")
+
+    def tick(n: int) -> None:
+        progress.advance(task, n)
+        speed = progress.tasks[0].speed
+        progress.update(task, rate=f"{speed:,.0f}/s" if speed else "")
+
+    return progress, tick
 
 
 def _run(ns: argparse.Namespace, mem: Memory) -> int:
@@ -248,7 +267,7 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
             if ns.command == "export":
                 n = mem.export(ns.file, progress=tick, **_scope(ns))
             else:
-                n = mem.import_(ns.file, progress=tick)
+                n = mem.import_(ns.file, progress=tick, resume=ns.resume)
         _emit(ns, {ns.command + "ed": n}, [f"{ns.command}ed {n} records ({ns.file})"])
         return EXIT_OK
     if ns.command == "stats":

@@ -240,8 +240,46 @@ def parse_json_object(field: str, value: object) -> dict[str, Any]:
 
 def check_storable(field: str, value: object) -> None:
     """Refuse what the store cannot keep in data that did not come through the parsers above (an import line):
-    strings UTF-8 cannot encode, integers beyond int64, moments outside the UTC calendar, nesting too deep."""
-    _check_json(field, field, value, 1)
+    strings UTF-8 cannot encode, integers beyond int64, moments outside the UTC calendar, nesting too deep.
+
+    A quick walk that names nothing goes first; only data it finds wrong is walked again by ``_check_json``, which
+    names the field (naming every field on the way cost half of a bulk import's validation)."""
+    if not _storable(value, 1):
+        _check_json(field, field, value, 1)
+
+
+def _storable(value: object, depth: int) -> bool:
+    """``_check_json``'s rules, without naming the field: True when it would raise nothing."""
+    if isinstance(value, str):
+        return value.isascii() or _encodes(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return INT64_MIN <= value <= INT64_MAX
+    if isinstance(value, dict):
+        if depth > MAX_METADATA_DEPTH:
+            return False
+        for key, item in value.items():
+            if not (_storable(key if isinstance(key, str) else str(key), depth) and _storable(item, depth + 1)):
+                return False
+    elif isinstance(value, list):
+        if depth > MAX_METADATA_DEPTH:
+            return False
+        for item in value:
+            if not _storable(item, depth + 1):
+                return False
+    elif isinstance(value, datetime):
+        try:
+            (value if value.utcoffset() is not None else value.replace(tzinfo=UTC)).astimezone(UTC)
+        except OverflowError:
+            return False
+    return True
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_json(root: str, field: str, value: object, depth: int) -> None:

@@ -336,9 +336,12 @@ class AsyncMemory(MemoryBase):
         flt = transfer.export_filter(user_id, agent_id, session_id, kinds)
         return await asyncio.to_thread(transfer.export_records, r, path, flt, progress)
 
-    async def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> int:
-        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records."""
-        return await asyncio.to_thread(transfer.import_records, self._live(), path, progress)
+    async def import_(
+        self, path: str | Path, *, progress: Callable[[int], None] | None = None, resume: bool = False
+    ) -> int:
+        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records it wrote.
+        ``resume``: skip the records already stored (same id, same scope), to finish an import that stopped."""
+        return await asyncio.to_thread(transfer.import_records, self._live(), path, progress, resume=resume)
 
     async def flush(self) -> None:
         """Wait for tracked background writes and background consolidation (resuming what was left pending) and

@@ -316,9 +316,10 @@ class Memory(MemoryBase):
         r = self._live()
         return transfer.export_records(r, path, transfer.export_filter(user_id, agent_id, session_id, kinds), progress)
 
-    def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None) -> int:
-        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records."""
-        return transfer.import_records(self._live(), path, progress)
+    def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None, resume: bool = False) -> int:
+        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records it wrote.
+        ``resume``: skip the records already stored (same id, same scope), to finish an import that stopped."""
+        return transfer.import_records(self._live(), path, progress, resume=resume)
 
     def flush(self) -> None:
         """Wait for tracked background writes and background consolidation (resuming what was left pending) and

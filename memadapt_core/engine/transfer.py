@@ -45,7 +45,7 @@ __all__ = [
     "record_line",
 ]
 
-_IMPORT_BATCH = 256
+_IMPORT_BATCH = 1024  # lines embedded and written at once: one fsync each (durability='fsync')
 _EXPORT_PAGE = 500
 
 
@@ -103,8 +103,9 @@ def check_owners(
     Record ids are derived from their scope (``record_codec.record_id``, ``content_id``), but an export line can
     name any id: a line edited to carry another user's record id would, upserted, replace that user's record with
     the importer's text and move it into the importer's scope. So an id that is already stored (``stored``) or
-    imported earlier in this file (``owners``, filled here) under another scope is refused, naming its line; the
-    same id in the same scope is overwritten, which keeps re-importing a dump idempotent."""
+    met earlier in this batch (``owners``, filled here; earlier batches are in the store) under another scope is
+    refused, naming its line; the same id in the same scope is overwritten, which keeps re-importing a dump
+    idempotent."""
     for point in stored:
         owners.setdefault(point.id, _scope_of(point.payload))
     for (record, _), number in zip(batch, numbers, strict=True):
@@ -179,12 +180,21 @@ def _write_pages(
         plan = reads.ListPlan(flt, _EXPORT_PAGE, *reads.decode_cursor(cursor))
 
 
-def import_records(resources: Resources, path: str | Path, progress: Callable[[int], None] | None) -> int:
-    """Read a JSON Lines export into the store, re-embedding with its embedder; returns how many records.
+def import_records(
+    resources: Resources, path: str | Path, progress: Callable[[int], None] | None, *, resume: bool = False
+) -> int:
+    """Read a JSON Lines export into the store, re-embedding with its embedder; returns how many records it wrote.
 
     Each line is validated as ``add`` validates its input (``parse_export_line``), and no line may overwrite or
     move a record that belongs to another scope (``check_owners``): the first such line raises ``ValidationError``
-    naming it, and nothing of its batch is written (earlier batches of 256 lines are)."""
+    naming it, and nothing of its batch is written (earlier batches of 1,024 lines are). ``resume``: a line whose
+    record id is already stored, in the same scope, is skipped rather than embedded and written again, so re-running
+    an import that stopped half-way (a crash, a killed process) only does the rest. ``progress`` is called after
+    each batch with how many lines it handled, skipped ones included.
+
+    Memory stays bounded whatever the file's size: one batch of lines at a time. Ids imported by earlier batches
+    are found in the store (those batches are written), so a later line reusing one under another scope is
+    refused as a stored record of another scope would be."""
     try:
         # Opened here to translate its OSError. A byte that is not UTF-8 is read as a surrogate, which
         # parse_export_line refuses naming its line.
@@ -194,7 +204,6 @@ def import_records(resources: Resources, path: str | Path, progress: Callable[[i
         raise ValidationError(field, f"cannot read {path}: {exc}") from exc
     total = 0
     max_chars = resources.settings.max_text_chars
-    owners: dict[str, Scope] = {}  # the scope of each id seen in this file or found stored
     with source:
         batch: list[Imported] = []
         numbers: list[int] = []
@@ -203,10 +212,10 @@ def import_records(resources: Resources, path: str | Path, progress: Callable[[i
                 batch.append(parse_export_line(line, number, max_chars))
                 numbers.append(number)
             if len(batch) >= _IMPORT_BATCH:
-                total += _import_batch(resources, batch, numbers, owners, progress)
+                total += _import_batch(resources, batch, numbers, progress, resume=resume)
                 batch, numbers = [], []
         if batch:
-            total += _import_batch(resources, batch, numbers, owners, progress)
+            total += _import_batch(resources, batch, numbers, progress, resume=resume)
     return total
 
 
@@ -214,16 +223,21 @@ def _import_batch(
     resources: Resources,
     batch: list[Imported],
     numbers: list[int],
-    owners: dict[str, Scope],
     progress: Callable[[int], None] | None,
+    *,
+    resume: bool,
 ) -> int:
     if resources.closed:
         msg = "this memory is closed"
         raise StoreUnavailableError(msg)
-    unknown = list(dict.fromkeys(r.id for r, _ in batch if r.id not in owners))
-    check_owners(batch, numbers, resources.backend.retrieve(unknown) if unknown else [], owners)
-    dense = resources.embed_documents([dense_text(r.text, r.name) for r, _ in batch])
-    resources.backend.upsert(import_points(resources, batch, dense))
+    stored = resources.backend.retrieve(list(dict.fromkeys(r.id for r, _ in batch)))
+    check_owners(batch, numbers, stored, {})
+    if resume:
+        have = {p.id for p in stored}
+        batch = [item for item in batch if item[0].id not in have]
+    if batch:
+        dense = resources.embed_documents([dense_text(r.text, r.name) for r, _ in batch])
+        resources.backend.upsert(import_points(resources, batch, dense))
     if progress is not None:
-        progress(len(batch))
+        progress(len(numbers))
     return len(batch)
