@@ -47,6 +47,22 @@ def test_a_token_never_reads_lists_changes_deletes_or_sees_the_history_of_anothe
     assert (still.status_code, still.json()["text"]) == (200, "Ann's locker code is 4711")
 
 
+def test_a_token_never_reads_counts_fetches_vectors_of_or_deletes_another_users_memories_by_id(
+    server: Server,
+) -> None:
+    ann_id = add(server, ANN, "Ann's bike lock code is 0815", "adapter-iso")
+    with httpx.Client(headers=BOB, timeout=10.0) as bob:
+        got = bob.post(f"{server.url}/v1/get", json={"ids": [ann_id]}).json()
+        vectors = bob.post(f"{server.url}/v1/vectors", json={"ids": [ann_id]}).json()
+        counted = bob.post(f"{server.url}/v1/count", json={"session_id": "adapter-iso"}).json()
+        deleted = bob.post(f"{server.url}/v1/delete", json={"ids": [ann_id]}).json()
+        as_ann = bob.post(f"{server.url}/v1/get", json={"ids": [ann_id], "user_id": "ann"})
+    assert (got["records"], vectors["vectors"], counted["count"]) == ([], {}, 0)
+    assert (deleted["deleted"], as_ann.status_code) == (0, 403)
+    still = httpx.post(f"{server.url}/v1/get", json={"ids": [ann_id]}, headers=ANN).json()
+    assert [r["text"] for r in still["records"]] == ["Ann's bike lock code is 0815"]
+
+
 def test_every_route_does_what_the_engine_does(server: Server, tmp_path: Path) -> None:
     record_id = add(server, ANN, "I water the tomatoes at dawn", "routes")
     base = f"{server.url}/v1/memories"
