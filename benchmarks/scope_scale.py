@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import random
 import shutil
 import sys
@@ -32,9 +33,11 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import machine, machine_line, pct, question, sentence, table, write_json
+from benchmarks._common import machine, machine_line, pct, question, rss_mib, sentence, table, write_json
+from benchmarks.scale import disk_mib
 
 OTHERS, PER_OTHER = 1_000, 10
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def _times(fn: Any, queries: Sequence[Any]) -> list[float]:
@@ -47,6 +50,10 @@ def _times(fn: Any, queries: Sequence[Any]) -> list[float]:
 
 
 def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[dict[str, Any]]:
+    """One store: 1,000 other users of 10 memories, then one user's scope grown through ``sizes``. Per size: the
+    add rate of the big user's records (calls of 1,000), the RSS growth since the empty store was opened (as written,
+    like ``scale.py``'s), ``optimize()`` (timed), a warm-up of 50 queries, then 300 searches in the big scope and in
+    a 10-memory user's, then the RSS growth and the disk after the optimization; memory also per record stored."""
     from memadapt_core import Memory
 
     rng = random.Random(7)
@@ -54,24 +61,38 @@ def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[
     rows = []
     try:
         with Memory(path=folder, embedder=embedder) as mem:
+            mem.search("warm the embedder", user_id="nobody")
+            base_rss = rss_mib()
             for u in range(OTHERS):
                 mem.add([f"{sentence(rng)} (other {u}-{i})" for i in range(PER_OTHER)], user_id=f"other-{u}",
                         kind="fact")  # fmt: skip
             have = 0
+            warm = [question(rng) for _ in range(50)]
             qs = [question(rng) for _ in range(n_queries)]
             for size in sorted(sizes):
+                t = time.perf_counter()
+                added = size - have
                 while have < size:
                     step = min(1000, size - have)
                     mem.add([f"{sentence(rng)} (big {have + i})" for i in range(step)], user_id="big", kind="fact")
                     have += step
+                add_s = time.perf_counter() - t
+                written = rss_mib() - base_rss  # as written, before optimize(): what scale.py's figure measures
                 t = time.perf_counter()
                 mem.optimize()
                 optimize_s = time.perf_counter() - t
-                for q in qs[:5]:
+                for q in warm:
                     mem.search(q, user_id="big")
                 big = _times(lambda q: mem.search(q, user_id="big", limit=10), qs)
                 small = _times(lambda q: mem.search(q, user_id="other-7", limit=10), qs)
-                row = {"scope": size, "others": OTHERS * PER_OTHER, "optimize_s": round(optimize_s, 1)}
+                stored = have + OTHERS * PER_OTHER
+                growth, disk = rss_mib() - base_rss, disk_mib(folder)
+                row = {"scope": size, "others": OTHERS * PER_OTHER, "stored": stored, "embedder": embedder,
+                       "add_per_s": round(added / add_s), "optimize_s": round(optimize_s, 1),
+                       "rss_growth_mib": round(written), "rss_growth_optimized_mib": round(growth),
+                       "disk_mib": round(disk), "rss_kib_per_record": round(written * 1024 / stored, 2),
+                       "rss_optimized_kib_per_record": round(growth * 1024 / stored, 2),
+                       "disk_kib_per_record": round(disk * 1024 / stored, 2)}  # fmt: skip
                 for name, took in (("big", big), ("small", small)):
                     row.update({f"{name}_p50_ms": round(pct(took, 50), 3), f"{name}_p95_ms": round(pct(took, 95), 3)})
                 rows.append(row)
@@ -159,29 +180,106 @@ def ann_probe(size: int, n_queries: int, payload_m: int = 16, full_scan_kb: int 
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def plot(report: dict[str, Any], beside: dict[str, Any] | None, path: str) -> None:
+    """Three panels: search time against the memories in the searched scope and against the memories in the store,
+    this run's one big scope beside ``scale.py``'s 1,000 equal users (``beside``), and the memory each record
+    costs (RSS growth and disk, KiB per record stored)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curve = report.get("memadapt") or []
+    spread = (beside or {}).get("results") or []
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.8))
+    one = "one scope grows, 1,000 users of 10 beside it"
+    even = "1,000 equal users (scale.py)"
+    if curve:
+        scope = [r["scope"] for r in curve]
+        stored = [r["stored"] for r in curve]
+        ax1.plot(scope, [r["big_p50_ms"] for r in curve], "o-", color="C0", label=f"{one}: p50")
+        ax1.plot(scope, [r["big_p95_ms"] for r in curve], "o--", color="C0", label=f"{one}: p95")
+        ax2.plot(stored, [r["big_p50_ms"] for r in curve], "o-", color="C0", label="search in the big scope, p50")
+        ax2.plot(stored, [r["small_p50_ms"] for r in curve], "v-", color="C2", label="a 10-memory user there, p50")
+        ax3.plot(stored, [r["rss_kib_per_record"] for r in curve], "o-", color="C0", label=f"RSS growth: {one}")
+        ax3.plot(stored, [r["disk_kib_per_record"] for r in curve], "o--", color="C0", label=f"disk: {one}")
+    if spread:
+        key = "optimized_search_p50_ms" if "optimized_search_p50_ms" in spread[0] else "search_p50_ms"
+        per_user = [r["memories"] / r["users"] for r in spread]
+        total = [r["memories"] for r in spread]
+        ax1.plot(per_user, [r[key] for r in spread], "s-", color="C1", label=f"{even}: p50")
+        ax1.plot(per_user, [r[key.replace("p50", "p95")] for r in spread], "s--", color="C1", label=f"{even}: p95")
+        ax2.plot(total, [r[key] for r in spread], "s-", color="C1", label=f"{even}, p50")
+        mib = [r.get("store_rss_growth_mib", r["rss_growth_mib"]) for r in spread]
+        ax3.plot(total, [m * 1024 / n for m, n in zip(mib, total, strict=True)], "s-", color="C1",
+                 label=f"RSS growth: {even}")  # fmt: skip
+        ax3.plot(total, [r["disk_mib"] * 1024 / n for r, n in zip(spread, total, strict=True)], "s--", color="C1",
+                 label=f"disk: {even}")  # fmt: skip
+    ann = report.get("ann") or []
+    if ann:
+        ax1.plot([a["big"]["size"] for a in ann], [a["big"]["ann_p50_ms"] for a in ann], "^:", color="C3",
+                 label="per-tenant HNSW, bare shard, dense only: p50")  # fmt: skip
+    ax1.set(xscale="log", yscale="log", xlabel="memories in the searched scope", ylabel="ms",
+            title="search (top 10) by the size of the searched scope")  # fmt: skip
+    ax2.set(xscale="log", yscale="log", xlabel="memories in the store", ylabel="ms",
+            title="search by the size of the store")  # fmt: skip
+    ax3.set(xscale="log", xlabel="memories in the store", ylabel="KiB per record",
+            title="memory per record stored")  # fmt: skip
+    ax3.set_ylim(bottom=0)
+    for ax in (ax1, ax2, ax3):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    emb = report.get("embedder", "?")
+    lines = [f"this run: {machine_line(report['machine']).replace('machine: ', '')}; embedder {emb}"]
+    if beside:
+        lines.append(f"scale.py: {machine_line(beside['machine']).replace('machine: ', '')}; embedder wordllama")
+    lines.append("search after optimize(); RSS growth as written; disk after optimize(); timings from a shared VM")
+    fig.suptitle("\n".join(lines), fontsize=8)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="scopes of 1k and 10k")
     parser.add_argument("--sizes", type=int, nargs="+")
     parser.add_argument("--ann", action="store_true", help="also probe qdrant-edge's per-tenant HNSW")
     parser.add_argument("--no-memadapt", action="store_true", help="only the --ann probe")
-    parser.add_argument("--embedder", default="wordllama")
+    parser.add_argument("--embedder", default="wordllama", help="wordllama (the fast profile; MiniLM embeds ~150 "
+                        "texts/s, too slow to build 100k)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--out")
+    parser.add_argument("--plot", help="PNG path (e.g. benchmarks/results/scope_scale.png)")
+    parser.add_argument("--beside", default=str(RESULTS / "scale.json"), help="scale.py's JSON to plot beside")
+    parser.add_argument("--replot", metavar="JSON", help="no run: plot this earlier report (with --plot)")
     args = parser.parse_args(argv)
+    beside_path = Path(args.beside)
+    beside = json.loads(beside_path.read_text()) if beside_path.exists() else None
+    if args.replot:
+        report: dict[str, Any] = json.loads(Path(args.replot).read_text())
+        if args.plot:
+            plot(report, beside, args.plot)
+        return report
     sizes = args.sizes or ([1_000, 10_000] if args.quick else [1_000, 10_000, 100_000])
     info = machine()
-    report: dict[str, Any] = {"machine": info, "embedder": args.embedder}
-    print(machine_line(info))
+    report = {"machine": info, "embedder": args.embedder}
+    print(machine_line(info) + f"; embedder {args.embedder}")
     if not args.no_memadapt:
         curve = memadapt_curve(sizes, args.embedder, args.queries)
         report["memadapt"] = curve
-        print(table(["scope", "optimize s", "scope p50 ms", "scope p95 ms", "10-record user p50 ms", "p95 ms"],
-                    [[r["scope"], r["optimize_s"], r["big_p50_ms"], r["big_p95_ms"], r["small_p50_ms"],
-                      r["small_p95_ms"]] for r in curve]))  # fmt: skip
+        print(table(["scope", "stored", "add /s", "optimize s", "scope p50 ms", "scope p95 ms",
+                     "10-record user p50 ms", "p95 ms", "RSS growth MiB", "KiB/record", "disk MiB", "KiB/record"],
+                    [[r["scope"], r["stored"], r["add_per_s"], r["optimize_s"], r["big_p50_ms"], r["big_p95_ms"],
+                      r["small_p50_ms"], r["small_p95_ms"], r["rss_growth_mib"], r["rss_kib_per_record"],
+                      r["disk_mib"], r["disk_kib_per_record"]] for r in curve]))  # fmt: skip
     if args.ann:
         report["ann"] = [ann_probe(n, args.queries) for n in sizes if n >= 10_000]
     write_json(args.out, report)
+    if args.plot:
+        plot(report, beside, args.plot)
+        print(f"plot: {args.plot}")
     return report
 
 
