@@ -75,13 +75,13 @@ class _WordLlama:
 
 
 class MemadaptPeer(Peer):
-    def __init__(self, backend: str) -> None:
+    def __init__(self, backend: str, durability: str = "fsync") -> None:
         from memadapt_core import Memory
 
         self.name = f"memadapt ({backend})"
         self.folder = tempfile.mkdtemp(prefix="bench-memadapt-")
         if backend == "edge":
-            self.mem = Memory(path=self.folder, embedder="wordllama")
+            self.mem = Memory(path=self.folder, embedder="wordllama", durability=durability)
         else:
             self.mem = Memory(backend="qdrant-local", location=":memory:", embedder="wordllama")
         self.ids: dict[str, str] = {}
@@ -233,6 +233,9 @@ class AgentScopeRuntimePeer(Peer):
 
 PEERS: dict[str, tuple[str, str]] = {  # key -> (display name, how to install)
     "memadapt-edge": ("memadapt (edge)", "pip install -e ."),
+    # The peers' stores sync nothing to disk at each add (langchain-qdrant is in memory): memadapt without its
+    # per-add fsync, for a like-for-like write figure.
+    "memadapt-edge-nosync": ("memadapt (edge, durability=process)", "pip install -e ."),
     "memadapt-qdrant-local": ("memadapt (qdrant-local)", "pip install -e ."),
     "mem0": (Mem0Peer.name, Mem0Peer.install),
     "langchain-qdrant": (LangchainQdrantPeer.name, LangchainQdrantPeer.install),
@@ -243,6 +246,8 @@ PEERS: dict[str, tuple[str, str]] = {  # key -> (display name, how to install)
 def make_peer(key: str) -> Peer:
     if key == "memadapt-edge":
         return MemadaptPeer("edge")
+    if key == "memadapt-edge-nosync":
+        return MemadaptPeer("edge", durability="process")
     if key == "memadapt-qdrant-local":
         return MemadaptPeer("qdrant-local")
     if key == "mem0":

@@ -84,6 +84,7 @@ def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[
                 for q in warm:
                     mem.search(q, user_id="big")
                 big = _times(lambda q: mem.search(q, user_id="big", limit=10), qs)
+                parts = breakdown(mem, qs[:100], "big")
                 small = _times(lambda q: mem.search(q, user_id="other-7", limit=10), qs)
                 stored = have + OTHERS * PER_OTHER
                 growth, disk = rss_mib() - base_rss, disk_mib(folder)
@@ -95,6 +96,7 @@ def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[
                        "disk_kib_per_record": round(disk * 1024 / stored, 2)}  # fmt: skip
                 for name, took in (("big", big), ("small", small)):
                     row.update({f"{name}_p50_ms": round(pct(took, 50), 3), f"{name}_p95_ms": round(pct(took, 95), 3)})
+                row["big_breakdown"] = parts
                 rows.append(row)
                 print(rows[-1], flush=True)
     finally:
@@ -102,24 +104,70 @@ def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[
     return rows
 
 
-def ann_probe(size: int, n_queries: int, payload_m: int = 16, full_scan_kb: int = 2_000) -> dict[str, Any]:
+def breakdown(mem: Any, queries: Sequence[str], user: str) -> dict[str, float]:
+    """Where one scope's search time goes, p50 ms over ``queries``: embedding the query, the backend's three
+    requests each alone (dense; BM25; BM25's candidates rescored by the dense vector: ``EdgeBackend.search``), the
+    three in one ``query_batch`` as a search sends them, and the whole ``Memory.search``."""
+    import qdrant_edge as qe
+
+    from memadapt_core.backends.edge_shard import DENSE, SPARSE
+    from memadapt_core.engine import reads
+
+    r = mem._live()
+    took: dict[str, list[float]] = {}
+
+    def timed(name: str, fn: Any) -> Any:
+        t = time.perf_counter()
+        out = fn()
+        took.setdefault(name, []).append((time.perf_counter() - t) * 1e3)
+        return out
+
+    for q in queries:
+        plan = reads.plan_search(r, q, user_id=user, agent_id=None, session_id=None, limit=10, kinds=None,
+                                 threshold=None, time_range=None, now=None, filters=None, include_superseded=False,
+                                 as_of=None)  # fmt: skip
+        vec = timed("embed_query", lambda q=q: r.embedder.embed_query(q))
+        sparse = r.sparse.query(plan.query)
+        f = r.backend._filter(plan.flt)
+        dense_q = qe.Query.Nearest(vec.tolist(), using=DENSE)
+        reqs = {"dense": qe.QueryRequest(limit=plan.candidates, filter=f, with_payload=False, query=dense_q)}
+        if sparse is not None and not sparse.is_empty():
+            sq = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
+            reqs["bm25"] = qe.QueryRequest(limit=plan.candidates, filter=f, with_payload=False, query=sq)
+            lexical = qe.Prefetch(limit=plan.candidates, query=sq, filter=f)
+            reqs["rescored"] = qe.QueryRequest(limit=plan.candidates, with_payload=False, query=dense_q,
+                                               prefetches=[lexical])  # fmt: skip
+        for name, req in reqs.items():
+            timed(name, lambda req=req: r.backend._call(lambda s: s.query(req)))
+        batch = qe.QueryBatchRequest(list(reqs.values()))
+        timed("query_batch", lambda batch=batch: r.backend._call(lambda s: s.query_batch(batch)))
+        timed("Memory.search", lambda q=q: mem.search(q, user_id=user, limit=10))
+    return {f"{name}_p50_ms": round(pct(ts, 50), 3) for name, ts in took.items()}
+
+
+def ann_probe(size: int, n_queries: int, payload_m: int = 16, full_scan_kb: int = 2_000,
+              efs: Sequence[int] = ()) -> dict[str, Any]:  # fmt: skip
+    """``--ann``: a bare qdrant-edge shard with per-tenant HNSW (see the module's docstring). Besides the big
+    tenant, a tenth of it and a 10-record one, tenants placed around the full-scan threshold (0.5x to 2x of the
+    vectors it stands for) probe the trap found earlier: a tenant at the threshold searched through a graph that
+    was not built for it. Each tenant is searched exact and ANN (the default ``hnsw_ef``, then each of ``efs``)."""
     import qdrant_edge as qe
 
     from memadapt_core.embedders.wordllama import WordLlamaEmbedder
 
     emb = WordLlamaEmbedder()
+    dim = emb.dim
+    at_threshold = full_scan_kb * 1024 // (dim * 4)  # the threshold is in KB of vectors: this many of ours
     rng = random.Random(3)
-    groups = {
-        "big": emb.embed_documents([f"{sentence(rng)} (note {i})" for i in range(size)]),
-        "tenth": emb.embed_documents([f"{sentence(rng)} (tenth {i})" for i in range(size // 10)]),
-    }
+    sizes = {"big": size, "tenth": size // 10}
+    sizes.update({f"threshold-x{f}": round(at_threshold * f) for f in (0.5, 0.95, 1, 1.05, 2)})
+    groups = {u: emb.embed_documents([f"{sentence(rng)} ({u} {i})" for i in range(n)]) for u, n in sizes.items()}
     others = emb.embed_documents([f"{sentence(rng)} (other {i})" for i in range(OTHERS * PER_OTHER)])
     folder = tempfile.mkdtemp(prefix="memadapt-ann-")
     hnsw = qe.HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=full_scan_kb, max_indexing_threads=1,
                               payload_m=payload_m)  # fmt: skip
     optimizers = qe.EdgeOptimizersConfig(deleted_threshold=0.2, vacuum_min_vector_number=1000,
                                          default_segment_number=1, indexing_threshold=1)  # fmt: skip
-    dim = others.shape[1]
     cfg = qe.EdgeConfig(vectors={"dense": qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
                         max_search_threads=1, payload_memory=qe.Memory.Cached, hnsw_config=hnsw,
                         optimizers=optimizers)  # fmt: skip
@@ -154,25 +202,29 @@ def ann_probe(size: int, n_queries: int, payload_m: int = 16, full_scan_kb: int 
         pause = max(b - a for a, b in itertools.pairwise(ticks))
         qv = emb.embed_documents([question(rng) for _ in range(n_queries)])
         out: dict[str, Any] = {"scope": size, "payload_m": payload_m, "full_scan_threshold_kb": full_scan_kb,
-                               "build_s": round(build_s, 1), "longest_python_pause_s": round(pause, 2)}  # fmt: skip
-        for user, n in (("big", size), ("tenth", size // 10), ("other-7", PER_OTHER)):
+                               "threshold_vectors": at_threshold, "build_s": round(build_s, 1),
+                               "longest_python_pause_s": round(pause, 2)}  # fmt: skip
+        modes: dict[str, Any] = {"exact": qe.SearchParams(exact=True), "ann": qe.SearchParams()}
+        modes.update({f"ann_ef{ef}": qe.SearchParams(hnsw_ef=ef) for ef in efs})
+        for user, n in [*sizes.items(), ("other-7", PER_OTHER)]:
             flt = qe.Filter(must=[qe.FieldCondition(key="user_id", match=qe.MatchValue(user))])
-            found: dict[str, list[list[Any]]] = {}
-            took: dict[str, list[float]] = {}
-            for mode in ("ann", "exact"):
-                params = qe.SearchParams(exact=mode == "exact")
-                found[mode], took[mode] = [], []
+            found: dict[str, list[set[Any]]] = {}
+            out[user] = {"size": n}
+            for mode, params in modes.items():
+                found[mode], took = [], []
                 for v in qv:
                     req = qe.QueryRequest(limit=10, filter=flt, with_payload=False, params=params,
                                           query=qe.Query.Nearest(v.tolist(), using="dense"))  # fmt: skip
                     t = time.perf_counter()
                     hits = shard.query(req)
-                    took[mode].append((time.perf_counter() - t) * 1e3)
-                    found[mode].append([h.id for h in hits])
-            recall = np.mean([len(set(a) & set(e)) / max(1, len(e)) for a, e in zip(*found.values(), strict=True)])
-            out[user] = {"size": n, "recall_at_10": round(float(recall), 4)}
-            for m, ts in took.items():
-                out[user].update({f"{m}_p50_ms": round(pct(ts, 50), 3), f"{m}_p95_ms": round(pct(ts, 95), 3)})
+                    took.append((time.perf_counter() - t) * 1e3)
+                    found[mode].append({h.id for h in hits})
+                out[user].update({f"{mode}_p50_ms": round(pct(took, 50), 3), f"{mode}_p95_ms": round(pct(took, 95), 3)})
+                if mode != "exact":
+                    recall = np.mean([len(a & e) / max(1, len(e)) for a, e in zip(found[mode], found["exact"],
+                                                                                  strict=True)])  # fmt: skip
+                    key = "recall_at_10" if mode == "ann" else f"{mode}_recall_at_10"
+                    out[user][key] = round(float(recall), 4)
         print(out, flush=True)
         return out
     finally:
@@ -250,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--embedder", default="wordllama", help="wordllama (the fast profile; MiniLM embeds ~150 "
                         "texts/s, too slow to build 100k)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--ef", type=int, nargs="*", default=[64, 128, 256], help="--ann: hnsw_ef values to try")
     parser.add_argument("--out")
     parser.add_argument("--plot", help="PNG path (e.g. benchmarks/results/scope_scale.png)")
     parser.add_argument("--beside", default=str(RESULTS / "scale.json"), help="scale.py's JSON to plot beside")
@@ -275,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                       r["small_p50_ms"], r["small_p95_ms"], r["rss_growth_mib"], r["rss_kib_per_record"],
                       r["disk_mib"], r["disk_kib_per_record"]] for r in curve]))  # fmt: skip
     if args.ann:
-        report["ann"] = [ann_probe(n, args.queries) for n in sizes if n >= 10_000]
+        report["ann"] = [ann_probe(n, args.queries, efs=args.ef) for n in sizes if n >= 10_000]
     write_json(args.out, report)
     if args.plot:
         plot(report, beside, args.plot)
