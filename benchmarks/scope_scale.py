@@ -49,7 +49,7 @@ def _times(fn: Any, queries: Sequence[Any]) -> list[float]:
     return out
 
 
-def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[dict[str, Any]]:
+def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int, others: int = OTHERS) -> list[dict[str, Any]]:
     """One store: 1,000 other users of 10 memories, then one user's scope grown through ``sizes``. Per size: the
     add rate of the big user's records (calls of 1,000), the RSS growth since the empty store was opened (as written,
     like ``scale.py``'s), ``optimize()`` (timed), a warm-up of 50 queries, then 300 searches in the big scope and in
@@ -63,7 +63,7 @@ def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[
         with Memory(path=folder, embedder=embedder) as mem:
             mem.search("warm the embedder", user_id="nobody")
             base_rss = rss_mib()
-            for u in range(OTHERS):
+            for u in range(others):
                 mem.add([f"{sentence(rng)} (other {u}-{i})" for i in range(PER_OTHER)], user_id=f"other-{u}",
                         kind="fact")  # fmt: skip
             have = 0
@@ -86,9 +86,9 @@ def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int) -> list[
                 big = _times(lambda q: mem.search(q, user_id="big", limit=10), qs)
                 parts = breakdown(mem, qs[:100], "big")
                 small = _times(lambda q: mem.search(q, user_id="other-7", limit=10), qs)
-                stored = have + OTHERS * PER_OTHER
+                stored = have + others * PER_OTHER
                 growth, disk = rss_mib() - base_rss, disk_mib(folder)
-                row = {"scope": size, "others": OTHERS * PER_OTHER, "stored": stored, "embedder": embedder,
+                row = {"scope": size, "others": others * PER_OTHER, "stored": stored, "embedder": embedder,
                        "add_per_s": round(added / add_s), "optimize_s": round(optimize_s, 1),
                        "rss_growth_mib": round(written), "rss_growth_optimized_mib": round(growth),
                        "disk_mib": round(disk), "rss_kib_per_record": round(written * 1024 / stored, 2),
@@ -302,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--embedder", default="wordllama", help="wordllama (the fast profile; MiniLM embeds ~150 "
                         "texts/s, too slow to build 100k)")  # fmt: skip
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--others", type=int, default=OTHERS, help="other users (10 memories each) beside the scope")
     parser.add_argument("--ef", type=int, nargs="*", default=[64, 128, 256], help="--ann: hnsw_ef values to try")
     parser.add_argument("--out")
     parser.add_argument("--plot", help="PNG path (e.g. benchmarks/results/scope_scale.png)")
@@ -320,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     report = {"machine": info, "embedder": args.embedder}
     print(machine_line(info) + f"; embedder {args.embedder}")
     if not args.no_memadapt:
-        curve = memadapt_curve(sizes, args.embedder, args.queries)
+        curve = memadapt_curve(sizes, args.embedder, args.queries, args.others)
         report["memadapt"] = curve
         print(table(["scope", "stored", "add /s", "optimize s", "scope p50 ms", "scope p95 ms",
                      "10-record user p50 ms", "p95 ms", "RSS growth MiB", "KiB/record", "disk MiB", "KiB/record"],

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import latency, locomo, peers, scale
+from benchmarks import latency, locomo, peers, scale, scope_scale
 from benchmarks._locomo_data import EvidenceReport, load, normalise_evidence
 
 TURNS = [
@@ -90,10 +90,22 @@ def test_locomo_quick_writes_every_row_with_recall_per_category(tmp_path: Path) 
     assert not Path(result["data"]["file"]).is_absolute()
 
 
+def tiny_longmemeval(path: Path) -> Path:
+    """Two haystacks in LongMemEval's shape, one session each."""
+    haystack = [{"session_id": "s1", "date": "2023/05/08 (Mon) 13:56",
+                 "turns": [{"role": "user", "content": t} for _, t in TURNS]}]  # fmt: skip
+    questions = [{"question_id": f"q{i}", "question_type": "single-session-user", "question": "the cat's name?",
+                  "question_date": "2023/05/20 (Sat) 10:04", "answer_session_ids": ["s1"], "haystack": haystack}
+                 for i in range(2)]  # fmt: skip
+    path.write_text(json.dumps(questions))
+    return path
+
+
 def test_peers_quick_measures_memadapt_and_names_peers_it_cannot_run(tmp_path: Path) -> None:
     out = tmp_path / "peers.json"
     argv = ["--quick", "--sizes", "200", "--queries", "10", "--budget", "1", "--peers", "memadapt-edge", "mem0",
-            "--data", str(tiny_locomo(tmp_path / "tiny.json")), "--out", str(out)]  # fmt: skip
+            "--data", str(tiny_locomo(tmp_path / "tiny.json")), "--out", str(out),
+            "--lme-data", str(tiny_longmemeval(tmp_path / "lme.json"))]  # fmt: skip
 
     result = peers.main(argv)
 
@@ -103,6 +115,8 @@ def test_peers_quick_measures_memadapt_and_names_peers_it_cannot_run(tmp_path: P
     assert ours["queries"] >= 10
     assert ours["left_after_delete"] == 0
     assert 0.0 <= ours["locomo"]["r@10"]["overall"] <= 1.0
+    assert ours["longmemeval_ingest"]["turns"] == 2 * len(TURNS)
+    assert ours["longmemeval_ingest"]["turns_per_s"] > 0
     mem0 = next(r for r in result["results"] if r["peer"] == "mem0")
     if importlib.util.find_spec("mem0") is None:
         assert mem0["error"].startswith("not installed")
@@ -121,6 +135,27 @@ def test_scale_quick_grows_one_store_and_plots_it(tmp_path: Path, floor: bool) -
     assert all(r["search_p50_ms"] > 0 and r["disk_mib"] >= 0 for r in result["results"])
     assert ("floor_p50_ms" in result["results"][0]) is floor
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_scope_scale_grows_one_scope_beside_other_users_and_plots_it_beside_scale(tmp_path: Path) -> None:
+    png, out = tmp_path / "scope.png", tmp_path / "scope.json"
+    scale_json = tmp_path / "scale.json"
+    scale.main(["--sizes", "300", "--users", "10", "--queries", "5", "--budget", "1", "--no-floor", "--optimize",
+                "--out", str(scale_json)])  # fmt: skip
+
+    result = scope_scale.main(["--sizes", "100", "300", "--queries", "10", "--others", "20", "--out", str(out),
+                               "--plot", str(png), "--beside", str(scale_json)])  # fmt: skip
+
+    rows = result["memadapt"]
+    assert [r["scope"] for r in rows] == [100, 300]
+    assert all(r["embedder"] == "wordllama" for r in rows)
+    assert rows[-1]["stored"] == 300 + 20 * scope_scale.PER_OTHER
+    assert all(r["disk_kib_per_record"] > 0 and r["big_p50_ms"] > 0 for r in rows)
+    assert set(rows[0]["big_breakdown"]) >= {"dense_p50_ms", "query_batch_p50_ms", "Memory.search_p50_ms"}
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    png.unlink()
+    scope_scale.main(["--replot", str(out), "--plot", str(png), "--beside", str(scale_json)])
+    assert png.exists()
 
 
 def test_scale_with_optimize_searches_each_size_again_after_optimizing(tmp_path: Path) -> None:
