@@ -43,12 +43,14 @@ from memadapt_core.backends.base import (
 )  # fmt: skip
 from memadapt_core.backends.edge_filters import edge_filter
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
+from memadapt_core.backends.edge_seal import break_seal, check_count, check_files, seal
 from memadapt_core.backends.edge_shard import (
     DENSE,
     SPARSE,
     build_fresh,
     lock_folder,
     open_shard,
+    recovery_step,
     release,
     shard_config,
     unlock_folder,
@@ -146,8 +148,11 @@ class EdgeBackend:
         try:
             if not (folder.exists() and any(folder.iterdir())):
                 build_fresh(folder, lambda tmp: self._create(tmp, cfg, info))
+            sealed = check_files(folder)  # before qdrant-edge reads a byte (edge_seal.py)
             self.wal.attach(folder)
             self._shard = open_shard(folder, cfg, existing=True)
+            check_count(folder, sealed, self._call(lambda s: s.info().points_count))
+            break_seal(folder)  # before the first write
             self._opened(info)
         except BaseException:
             self._abandon()
@@ -239,8 +244,10 @@ class EdgeBackend:
         if shard is not None:
             release(self._folder)
             with self._write_lock:
+                points: int | None = None
                 try:
                     shard.flush()
+                    points = shard.info().points_count
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except BaseException as exc:  # the log keeps what was acknowledged: reopening replays it
@@ -248,6 +255,8 @@ class EdgeBackend:
                 finally:
                     try:
                         shard.close()
+                        if points is not None:
+                            seal(self._folder, points)  # closed cleanly: the next open checks against it
                     finally:
                         unlock_folder(self._lock_fd)
                         self._lock_fd = None
@@ -293,8 +302,8 @@ class EdgeBackend:
             return StoreFullError(msg)
         if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
             msg = (
-                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. Run "
-                f"`memadapt doctor {self.root}` to see what is readable and salvage it into a new store."
+                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. "
+                + recovery_step(self.root)
             )
             return StoreCorruptedError(msg)
         msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
