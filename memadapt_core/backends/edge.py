@@ -42,6 +42,7 @@ from memadapt_core.backends.base import (
     with_rescored,
 )  # fmt: skip
 from memadapt_core.backends.edge_filters import edge_filter
+from memadapt_core.backends.edge_precheck import precheck
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
 from memadapt_core.backends.edge_seal import break_seal, check_count, check_files, seal
 from memadapt_core.backends.edge_shard import (
@@ -102,8 +103,10 @@ class EdgeBackend:
         payload_cache_bytes: int = 2**62,
         durability: Durability = "fsync",
         sync_interval: float = 1.0,
+        check_unclean: bool = True,
     ) -> None:
         self.root = Path(root)
+        self._check_unclean = check_unclean  # load an uncleanly closed store in a child first (edge_precheck.py)
         self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
         self.wal = WalSync(durability, sync_interval)
         self._cache = PayloadCache(payload_cache, payload_cache_bytes)  # kept coherent by _write (_payload_cache.py)
@@ -146,9 +149,12 @@ class EdgeBackend:
         self._pid = os.getpid()
         self._lock_fd = lock_folder(folder)
         try:
-            if not (folder.exists() and any(folder.iterdir())):
+            fresh = not (folder.exists() and any(folder.iterdir()))
+            if fresh:
                 build_fresh(folder, lambda tmp: self._create(tmp, cfg, info))
             sealed = check_files(folder)  # before qdrant-edge reads a byte (edge_seal.py)
+            if sealed is None and not fresh and self._check_unclean:
+                precheck(folder)  # not closed cleanly: a child loads it first (edge_precheck.py)
             self.wal.attach(folder)
             self._shard = open_shard(folder, cfg, existing=True)
             check_count(folder, sealed, self._call(lambda s: s.info().points_count))

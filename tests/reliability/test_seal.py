@@ -60,3 +60,23 @@ def test_fewer_points_than_at_close_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(StoreCorruptedError, match=r"holds 41 points where 42 were stored.*--salvage"):
         Memory(path=tmp_path, embedder=HashEmbedder(dim=8))
+
+
+def test_an_unclean_store_that_would_abort_the_process_is_refused_by_a_child_first(tmp_path: Path) -> None:
+    folder = _store(tmp_path)
+    seal_path(folder).unlink()  # as a killed process leaves it
+    tracker = next(folder.rglob("*id_tracker.mappings"))
+    data = bytearray(tracker.read_bytes())
+    data[-1] ^= 0xFF  # loading this in-process aborted it (a ~100 GB allocation)
+    tracker.write_bytes(bytes(data))
+
+    with pytest.raises(StoreCorruptedError, match=r"not closed cleanly.*memadapt doctor"):
+        Memory(path=tmp_path, embedder=HashEmbedder(dim=8))
+
+
+def test_an_unclean_store_opens_whole_after_its_check(tmp_path: Path) -> None:
+    folder = _store(tmp_path)
+    seal_path(folder).unlink()
+
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+        assert mem.count(user_id="alice") == 40
