@@ -74,6 +74,8 @@ __all__ = ["EdgeBackend"]
 T = TypeVar("T")
 _RID_ONLY = qe.PayloadSelector.Include([RID])
 _BuildOp = Callable[[qe.EdgeShard], qe.UpdateOperation | None]
+# What qdrant-edge says when stored bytes do not decode (a flipped byte in the payload storage): damage, not a bug.
+_DECODE_FAILURES = ("Failed to decode value", "Failed to deserialize")
 
 
 def _edge_sparse(v: SparseVector) -> qe.SparseVector:
@@ -306,7 +308,7 @@ class EdgeBackend:
                 "write-ahead log; free some space, then flush() or close() again."
             )
             return StoreFullError(msg)
-        if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
+        if type(exc).__name__ == "PanicException" or any(m in text for m in _DECODE_FAILURES):  # bytes it cannot read
             msg = (
                 f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. "
                 + recovery_step(self.root)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memadapt_core import Memory
+from memadapt_core import Memory, StoreCorruptedError
 from memadapt_core.testing import HashEmbedder
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_AS is POSIX")
@@ -87,3 +87,12 @@ def test_damaged_files_either_read_back_whole_or_raise_a_corrupted_store_error(t
             assert kind == "StoreCorruptedError", (case, kind, detail)
             assert "memadapt doctor" in detail
     assert any(kind == "StoreCorruptedError" for kind, _ in outcomes)
+
+
+def test_a_payload_that_does_not_decode_is_a_corrupted_store_error(tmp_path: Path) -> None:
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+        mem.add([f"alice note {i}" for i in range(50)], user_id="alice")
+    _damage(next(tmp_path.rglob("payload_storage/page_0.dat")), "flip")  # past the seal: a 32 MiB file
+
+    with pytest.raises(StoreCorruptedError, match="doctor"), Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+        list(mem.iter_records(user_id="alice"))  # (or already opening it, which reads payloads)
