@@ -59,7 +59,8 @@ def check(options: dict[str, Any], export_to: str | Path, log_export_to: str | P
     match the seal), ``error`` (why it could not be read), ``verdict``. If the store is not whole, its write-ahead
     log is replayed too (exported to ``log_export_to``, by default beside ``export_to``): ``log`` reports it."""
     report = _child(["store", json.dumps(options), str(export_to)])
-    if not _store_ok(report):
+    in_use = str(report.get("error", "")).startswith("StoreLockedError")  # not damaged: its log is being written
+    if not _store_ok(report) and not in_use:
         log_to = Path(log_export_to) if log_export_to is not None else Path(f"{export_to}.log.jsonl")
         with tempfile.TemporaryDirectory(prefix="memadapt-doctor-log-") as scratch:
             log = _child(["log", json.dumps(options), str(log_to), scratch])
@@ -71,6 +72,8 @@ def check(options: dict[str, Any], export_to: str | Path, log_export_to: str | P
 def _verdict(report: dict[str, Any]) -> str:
     if _store_ok(report):
         return "ok: every record the store counts reads back"
+    if str(report.get("error", "")).startswith("StoreLockedError"):
+        return "in use: another process holds the store; close it there, then run doctor again"
     if not report.get("opened") or "error" in report:
         found = f"damaged: the store cannot be read ({report.get('error', 'no report')})"
     else:

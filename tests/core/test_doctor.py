@@ -94,3 +94,13 @@ def test_a_store_that_would_kill_its_reader_is_salvaged_from_its_log(
     assert "not closed cleanly" in str(report["error"])  # its child (edge_precheck.py) died, not the reader
     assert report["log"]["complete"] is True
     assert (report["salvaged"], report["lost"]) == (8, 0)
+
+
+def test_a_store_in_use_is_reported_as_such_not_replayed(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with Memory(path=store):
+        code, report = _doctor(capsys, "--path", str(store))
+
+    assert code == 3
+    assert "StoreLockedError" in str(report["error"])
+    assert "log" not in report
+    assert str(report["verdict"]).startswith("in use")
