@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memadapt_core.backends.edge_shard import recovery_step
+from memadapt_core.backends.edge_shard import not_damage, recovery_step
 from memadapt_core.errors import StoreCorruptedError
 
 __all__ = ["precheck"]
@@ -60,17 +60,12 @@ def precheck(folder: Path) -> None:
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         why = f"loading it did not finish in {_SECONDS} s"
-    except OSError as exc:
-        return _cannot_check(exc)
+    except OSError:  # no interpreter could be started (a frozen app): opened unchecked, as before this check
+        return
     else:
-        if done.returncode == 0 and done.stdout.strip() == "ok":
-            return None
+        if (done.returncode == 0 and done.stdout.strip() == "ok") or not_damage(done.stderr):
+            return  # whole, or locked or unusable now: the open in-process says which
         tail = " ".join(done.stderr.strip().splitlines()[-2:])[-300:]
         why = f"loading it in a child process failed (exit {done.returncode}): {tail}"
     msg = f"the embedded store {folder} was not closed cleanly and is damaged: {why}. {recovery_step(folder.parent)}"
     raise StoreCorruptedError(msg)
-
-
-def _cannot_check(exc: OSError) -> None:
-    """No child could be started (no interpreter to run): open unchecked, as before this check existed."""
-    del exc

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memadapt_core.backends.edge_shard import aside, fsync_dir, recovery_step
-from memadapt_core.errors import StoreCorruptedError
+from memadapt_core.errors import StoreCorruptedError, StoreUnavailableError
 
 __all__ = ["Inspection", "break_seal", "check_count", "check_files", "inspect", "seal", "seal_path"]
 
@@ -151,6 +151,9 @@ def break_seal(folder: Path) -> None:
         path.unlink()
     except FileNotFoundError:
         return
+    except OSError as exc:  # kept, it would vouch for files about to change
+        msg = f"cannot open the embedded store {folder}: cannot remove its seal {path}: {exc}"
+        raise StoreUnavailableError(msg) from exc
     fsync_dir(folder.parent)
 
 

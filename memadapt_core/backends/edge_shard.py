@@ -40,6 +40,7 @@ __all__ = [
     "build_fresh",
     "fsync_dir",
     "lock_folder",
+    "not_damage",
     "open_shard",
     "recovery_step",
     "release",
@@ -90,11 +91,17 @@ _UNAVAILABLE = ("Permission denied", "Read-only file system", "No space left", "
                 "os error 30", "Disk quota")  # fmt: skip
 
 
+def not_damage(text: str) -> bool:
+    """Whether qdrant-edge's ``text`` says the folder is locked or unusable now (permissions, a full or read-only
+    disk) rather than damaged."""
+    return "WouldBlock" in text or any(marker in text for marker in _UNAVAILABLE)
+
+
 def _open_error(folder: Path, exc: BaseException, *, existing: bool) -> StoreError:
     text = str(exc)
     if "WouldBlock" in text:
         return _locked(folder)
-    if existing and not any(marker in text for marker in _UNAVAILABLE):
+    if existing and not not_damage(text):
         msg = (
             f"cannot open the embedded store {folder}: its files are damaged ({type(exc).__name__}: {text[:300]}). "
             + recovery_step(folder.parent)
