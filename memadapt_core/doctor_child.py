@@ -95,7 +95,7 @@ def _log(options: dict[str, Any], export_to: str, scratch: Path) -> dict[str, An
         copied += 1
     if not copied:
         return {"opened": False, "error": f"no write-ahead log under {root}"}
-    report = _read({**options, "path": str(scratch)}, export_to)
+    report = _read({**options, "path": str(scratch), "check_unclean_open": False}, export_to)  # loaded just now
     report["complete"] = complete
     return report
 
