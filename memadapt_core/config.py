@@ -101,6 +101,12 @@ class RetrievalSettings(BaseModel):
     context_weight: float = Field(
         1.0, ge=0, le=1, description="how much those neighbours' words count against the turn's own (1: as much)"
     )
+    dense_context_prev: float = Field(
+        0.3, ge=0, le=1, description="share of the turn before's meaning in a message's dense vector (0: none)"
+    )
+    dense_context_next: float = Field(
+        0.2, ge=0, le=1, description="share of the turn after's meaning in a message's dense vector (0: none)"
+    )
     index_dates: bool = Field(True, description="index a message's sparse vector with the date it was said")
     bm25_avg_len: float = Field(48.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
 

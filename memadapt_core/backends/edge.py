@@ -37,6 +37,7 @@ from memadapt_core.backends.base import (
     CollectionInfo,
     PointKey,
     StoredPoint,
+    VectorUpdate,
     named_vectors,
     stored_point,
     with_rescored,
@@ -80,6 +81,15 @@ _DECODE_FAILURES = ("Failed to decode value", "Failed to deserialize")
 
 def _edge_sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(v.indices, v.values)
+
+
+def _edge_vectors(sparse: SparseVector | None, dense: npt.NDArray[np.float32] | None) -> dict[str, Any]:
+    vectors: dict[str, Any] = {}
+    if sparse is not None:
+        vectors[SPARSE] = _edge_sparse(sparse)
+    if dense is not None:
+        vectors[DENSE] = dense.tolist()
+    return vectors
 
 
 def _point(record: Any, *, with_vectors: bool = False) -> StoredPoint | None:
@@ -411,12 +421,12 @@ class EdgeBackend:
 
             self._write(build, then=lambda: self._cache.forget(homes))
 
-    def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
+    def set_vectors(self, updates: Sequence[VectorUpdate]) -> None:
         if updates:
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
-                homes = self._homes(shard, [rid for rid, _ in updates])
-                pv = [qe.PointVectors(homes[rid], {SPARSE: _edge_sparse(v)}) for rid, v in updates if rid in homes]
+                homes = self._homes(shard, [rid for rid, _, _ in updates])
+                pv = [qe.PointVectors(homes[rid], _edge_vectors(sv, dv)) for rid, sv, dv in updates if rid in homes]
                 return qe.UpdateOperation.update_vectors(pv) if pv else None
 
             self._write(build)
@@ -493,16 +503,24 @@ class EdgeBackend:
         return found
 
     def scroll(
-        self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
+        self,
+        flt: FilterSpec,
+        limit: int,
+        *,
+        start_from: datetime | None = None,
+        descending: bool = False,
+        with_vectors: bool = False,
     ) -> list[StoredPoint]:
         order = qe.OrderBy(
             "observed_at",
             qe.Direction.Desc if descending else qe.Direction.Asc,
             iso(start_from) if start_from is not None else None,
         )
-        req = qe.ScrollRequest(limit=limit, filter=self._filter(flt), with_payload=True, order_by=order)
+        req = qe.ScrollRequest(
+            limit=limit, filter=self._filter(flt), with_payload=True, with_vector=with_vectors, order_by=order
+        )
         recs, _ = self._call(lambda s: s.scroll(req))
-        return [p for p in map(_point, recs) if p is not None]
+        return [p for r in recs if (p := _point(r, with_vectors=with_vectors)) is not None]
 
     def count(self, flt: FilterSpec) -> int:
         return int(self._call(lambda s: s.count(qe.CountRequest(filter=self._filter(flt), exact=True))))
