@@ -1,7 +1,10 @@
 """The full corruption campaign: flip a byte and truncate each file of a populated, cleanly closed embedded store in
 turn, and open every case in its own memory-limited child; count the outcomes.
 
-    python benchmarks/corruption.py [--records 400] [--dir /tmp/corruption]
+    python benchmarks/corruption.py [--records 400] [--dir /tmp/corruption] [--unclean]
+
+``--unclean`` removes the seal a clean close leaves first (as a killed process leaves the store): the damage is
+then met by the check in a child process (backends/edge_precheck.py) or by qdrant-edge itself.
 
 Each case ends one of: ``read`` (both users read back whole), ``short`` (opened, but records missing: the silent
 failure), ``StoreCorruptedError`` (or another ``MemadaptError``), ``raw`` (another exception), ``died`` (the process
@@ -37,6 +40,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=400)
     parser.add_argument("--dir", default="/tmp/memadapt-corruption")
+    parser.add_argument("--unclean", action="store_true", help="remove the seal first")
     args = parser.parse_args()
     from memadapt_core import Memory
     from memadapt_core.testing import HashEmbedder
@@ -48,6 +52,9 @@ def main() -> None:
     with Memory(path=original, embedder=HashEmbedder(dim=8)) as mem:
         for user in ("alice", "bob"):
             mem.add([f"{user} note {i}" for i in range(half)], user_id=user)
+    if args.unclean:
+        for sealed in original.glob(".*.seal"):
+            sealed.unlink()
     files = sorted(p.relative_to(original) for p in original.rglob("*") if p.is_file() and p.stat().st_size)
     files = [p for p in files if not p.name.endswith(".lock")]
     outcomes: collections.Counter[str] = collections.Counter()
