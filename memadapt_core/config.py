@@ -302,6 +302,11 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     sync_interval: float = Field(
         1.0, gt=0, le=3600, description="embedded store, durability='interval': seconds a write may wait for its sync"
     )
+    check_unclean_open: bool = Field(
+        True,
+        description="embedded store: load a store that was not closed cleanly in a memory-limited child process "
+        "first, so damaged files cannot abort this one (0.3-0.8 s, once after a crash)",
+    )  # backends/edge_precheck.py; costs: docs/reliability-and-security.md
 
     @field_serializer("url", when_used="json")
     def _redacted(self, url: str | None) -> str | None:

@@ -43,13 +43,16 @@ from memadapt_core.backends.base import (
     with_rescored,
 )  # fmt: skip
 from memadapt_core.backends.edge_filters import edge_filter
+from memadapt_core.backends.edge_precheck import precheck
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
+from memadapt_core.backends.edge_seal import break_seal, check_count, check_files, seal
 from memadapt_core.backends.edge_shard import (
     DENSE,
     SPARSE,
     build_fresh,
     lock_folder,
     open_shard,
+    recovery_step,
     release,
     shard_config,
     unlock_folder,
@@ -72,6 +75,8 @@ __all__ = ["EdgeBackend"]
 T = TypeVar("T")
 _RID_ONLY = qe.PayloadSelector.Include([RID])
 _BuildOp = Callable[[qe.EdgeShard], qe.UpdateOperation | None]
+# What qdrant-edge says when stored bytes do not decode (a flipped byte in the payload storage): damage, not a bug.
+_DECODE_FAILURES = ("Failed to decode value", "Failed to deserialize")
 
 
 def _edge_sparse(v: SparseVector) -> qe.SparseVector:
@@ -110,8 +115,10 @@ class EdgeBackend:
         payload_cache_bytes: int = 2**62,
         durability: Durability = "fsync",
         sync_interval: float = 1.0,
+        check_unclean: bool = True,
     ) -> None:
         self.root = Path(root)
+        self._check_unclean = check_unclean  # load an uncleanly closed store in a child first (edge_precheck.py)
         self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
         self.wal = WalSync(durability, sync_interval)
         self._cache = PayloadCache(payload_cache, payload_cache_bytes)  # kept coherent by _write (_payload_cache.py)
@@ -154,10 +161,16 @@ class EdgeBackend:
         self._pid = os.getpid()
         self._lock_fd = lock_folder(folder)
         try:
-            if not (folder.exists() and any(folder.iterdir())):
+            fresh = not (folder.exists() and any(folder.iterdir()))
+            if fresh:
                 build_fresh(folder, lambda tmp: self._create(tmp, cfg, info))
+            sealed = check_files(folder)  # before qdrant-edge reads a byte (edge_seal.py)
+            if sealed is None and not fresh and self._check_unclean:
+                precheck(folder)  # not closed cleanly: a child loads it first (edge_precheck.py)
             self.wal.attach(folder)
             self._shard = open_shard(folder, cfg, existing=True)
+            check_count(folder, sealed, self._call(lambda s: s.info().points_count))
+            break_seal(folder)  # before the first write
             self._opened(info)
         except BaseException:
             self._abandon()
@@ -249,8 +262,10 @@ class EdgeBackend:
         if shard is not None:
             release(self._folder)
             with self._write_lock:
+                points: int | None = None
                 try:
                     shard.flush()
+                    points = shard.info().points_count
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except BaseException as exc:  # the log keeps what was acknowledged: reopening replays it
@@ -258,6 +273,8 @@ class EdgeBackend:
                 finally:
                     try:
                         shard.close()
+                        if points is not None:
+                            seal(self._folder, points)  # closed cleanly: the next open checks against it
                     finally:
                         unlock_folder(self._lock_fd)
                         self._lock_fd = None
@@ -301,10 +318,10 @@ class EdgeBackend:
                 "write-ahead log; free some space, then flush() or close() again."
             )
             return StoreFullError(msg)
-        if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
+        if type(exc).__name__ == "PanicException" or any(m in text for m in _DECODE_FAILURES):  # bytes it cannot read
             msg = (
-                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. Run "
-                f"`memadapt doctor {self.root}` to see what is readable and salvage it into a new store."
+                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. "
+                + recovery_step(self.root)
             )
             return StoreCorruptedError(msg)
         msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
