@@ -266,8 +266,15 @@ def build_rows(convs: Sequence[Conversation], args: argparse.Namespace) -> list[
             f"memadapt default, fastembed {name}", convs, embedder=emb)))  # fmt: skip
     plans += [("BM25", lambda: bm25_row(convs)), ("keyword", lambda: keyword_row(convs))]
     if args.rows:
-        plans = [p for p in plans if any(r.lower() in p[0].lower() for r in args.rows)]
+        plans = [p for p in plans if any(_picked(r, p[0]) for r in args.rows)]
     return [make() for _, make in progress(plans, "locomo rows", unit="row")]
+
+
+def _picked(wanted: str, name: str) -> bool:
+    """``--rows`` words: a row whose name contains one, or is exactly one written with a leading ``=``."""
+    if wanted.startswith("="):
+        return wanted[1:].lower() == name.lower()
+    return wanted.lower() in name.lower()
 
 
 def render(rows: Sequence[dict[str, Any]]) -> str:
@@ -308,7 +315,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--quick", action="store_true", help="one conversation only")
     parser.add_argument("--conversations", nargs="+", help="sample ids to use (default: all in the file)")
-    parser.add_argument("--rows", nargs="+", help="only rows whose name contains one of these words")
+    parser.add_argument(
+        "--rows", nargs="+", help="only rows whose name contains one of these words ('=name': exactly that row)"
+    )
     parser.add_argument("--tune", action="store_true", help="also tune a settings grid on 4 conversations")
     parser.add_argument("--retrieval", help="a row with these RetrievalSettings, as JSON: '{\"dense_weight\": 0.3}'")
     parser.add_argument("--embedder", nargs="+", help="rows with these embedder providers too (e.g. minilm)")

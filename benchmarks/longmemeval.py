@@ -256,16 +256,21 @@ def _rounded(scores: dict[str, float]) -> dict[str, float]:
 
 
 def run(
-    questions: Sequence[Question], *, diagnostics: bool = True, retrieval: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Ingest every haystack into one in-memory store (users side by side), search each question per config."""
+    questions: Sequence[Question], *, diagnostics: bool = True, retrieval: dict[str, Any] | None = None,
+    store: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Ingest every haystack into one store (users side by side), search each question per config. ``store``: a
+    folder that keeps the store; when it exists already, its memories are searched without ingesting again (to
+    compare query-time settings: MiniLM takes ~30 minutes to ingest the haystacks on two cores)."""
     from memadapt_core import Memory
 
     per_question: list[dict[str, Any]] = []
     latency: dict[str, list[float]] = {c: [] for c in CONFIGS}
-    with Memory(location=":memory:", retrieval=retrieval or {}) as mem:
+    reuse = store is not None and Path(store).exists()
+    where: dict[str, Any] = {"path": store, "durability": "process"} if store else {"location": ":memory:"}
+    with Memory(**where, retrieval=retrieval or {}) as mem:
         mem.search("warm up", user_id="warm-up")  # loads the embedder and opens the store outside the timings
-        done = ingest(mem, questions)
+        done = Ingest() if reuse else ingest(mem, questions)
         refused = {r["turn"] for r in done.refused}
         for q in progress(questions, "longmemeval: search", unit="q"):
             row: dict[str, Any] = {"id": q.id, "type": q.type, "scored": q.scored}
@@ -296,6 +301,7 @@ def run(
             "add_ms_per_session": {"p50": round(pct(done.add_ms, 50), 3), "p95": round(pct(done.add_ms, 95), 3)},
             "seconds": round(done.seconds, 2),
             "turns_per_s": round(done.turns / done.seconds) if done.seconds else None,
+            "reused_store": reuse,
         },
         "configs": configs,
         "what_if": what_if,
@@ -341,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--quick", action="store_true", help="one scored question per type")
     parser.add_argument("--questions", nargs="+", help="question ids to use (default: all in the file)")
     parser.add_argument("--retrieval", help="RetrievalSettings as JSON, e.g. '{\"session_prior\": 0}'")
+    parser.add_argument("--store", help="keep the store in this folder; if it exists, search it without ingesting")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
 
@@ -363,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "the top 10; _abs questions not scored; means over questions",
         },
         "retrieval": json.loads(args.retrieval) if args.retrieval else {},
-        **run(questions, retrieval=json.loads(args.retrieval) if args.retrieval else None),
+        **run(questions, retrieval=json.loads(args.retrieval) if args.retrieval else None, store=args.store),
     }
     result["wall_s"] = round(time.perf_counter() - started, 1)
     result["engine_changed"] = engine_changed(info)

@@ -128,7 +128,10 @@ def _parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser(
         "doctor", parents=after, help="check the embedded store (in a child process); --salvage copies what reads"
     )
-    doctor.add_argument("--salvage", metavar="NEW_PATH", help="import every readable record into a new store there")
+    doctor.add_argument(
+        "--salvage", metavar="NEW_PATH",
+        help="import every readable record into a new store there (from a replay of its write-ahead log if whole)",
+    )  # fmt: skip
     _server_commands(sub, after)
     return parser
 

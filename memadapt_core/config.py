@@ -101,6 +101,12 @@ class RetrievalSettings(BaseModel):
     context_weight: float = Field(
         1.0, ge=0, le=1, description="how much those neighbours' words count against the turn's own (1: as much)"
     )
+    dense_context_prev: float = Field(
+        0.3, ge=0, le=1, description="share of the turn before's meaning in a message's dense vector (0: none)"
+    )
+    dense_context_next: float = Field(
+        0.2, ge=0, le=1, description="share of the turn after's meaning in a message's dense vector (0: none)"
+    )
     index_dates: bool = Field(True, description="index a message's sparse vector with the date it was said")
     bm25_avg_len: float = Field(48.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
 
@@ -296,6 +302,11 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     sync_interval: float = Field(
         1.0, gt=0, le=3600, description="embedded store, durability='interval': seconds a write may wait for its sync"
     )
+    check_unclean_open: bool = Field(
+        True,
+        description="embedded store: load a store that was not closed cleanly in a memory-limited child process "
+        "first, so damaged files cannot abort this one (0.3-0.8 s, once after a crash)",
+    )  # backends/edge_precheck.py; costs: docs/reliability-and-security.md
 
     @field_serializer("url", when_used="json")
     def _redacted(self, url: str | None) -> str | None:

@@ -25,6 +25,7 @@ __all__ = [
     "PointKey",
     "StoredPoint",
     "VectorBackend",
+    "VectorUpdate",
     "named_vectors",
     "stored_point",
     "with_rescored",
@@ -42,6 +43,9 @@ class StoredPoint:
     dense: npt.NDArray[np.float32] | None = None
     sparse: SparseVector | None = None
 
+
+#: A point's id, its new sparse vector and its new dense vector; None keeps one (``VectorBackend.set_vectors``).
+VectorUpdate = tuple[str, "SparseVector | None", "npt.NDArray[np.float32] | None"]
 
 #: The field holding the record id in each payload ``points`` hands out (and in the embedded store's stored payloads,
 #: whose point ids are not the record ids: _slots.py). Records ignore it.
@@ -98,7 +102,13 @@ class VectorBackend(Protocol):
         backend may hand out the same payloads again (the embedded store's payload cache)."""
 
     def scroll(
-        self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
+        self,
+        flt: FilterSpec,
+        limit: int,
+        *,
+        start_from: datetime | None = None,
+        descending: bool = False,
+        with_vectors: bool = False,
     ) -> list[StoredPoint]:
         """Points ordered by ``observed_at`` (ties in any stable order), from ``start_from`` inclusive."""
 
@@ -112,8 +122,9 @@ class VectorBackend(Protocol):
     def set_payload(self, ids: Sequence[str], payload: dict[str, Any]) -> None:
         """Set (merge) top-level payload fields on points."""
 
-    def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
-        """Replace the sparse vector of existing points."""
+    def set_vectors(self, updates: Sequence[VectorUpdate]) -> None:
+        """Replace vectors of existing points: each update names a point, its new sparse vector and its new dense
+        vector (None keeps the stored one). One write."""
 
     def flush(self) -> None: ...
 

@@ -25,6 +25,7 @@ from memadapt_core.backends.base import (
     CollectionInfo,
     PointKey,
     StoredPoint,
+    VectorUpdate,
     named_vectors,
     stored_point,
     with_rescored,
@@ -53,6 +54,15 @@ _NO_HISTORY = qm.PayloadSelectorExclude(exclude=["history"])  # search hits need
 
 def _client_sparse(v: SparseVector) -> qm.SparseVector:
     return qm.SparseVector(indices=v.indices, values=v.values)
+
+
+def _client_vectors(sparse: SparseVector | None, dense: npt.NDArray[np.float32] | None) -> dict[str, Any]:
+    vectors: dict[str, Any] = {}
+    if sparse is not None:
+        vectors[SPARSE] = qm.SparseVector(indices=sparse.indices, values=sparse.values)
+    if dense is not None:
+        vectors[DENSE] = dense.tolist()
+    return vectors
 
 
 class QdrantClientBackend:
@@ -180,12 +190,9 @@ class QdrantClientBackend:
         if ids:
             self._call(lambda c: c.set_payload(self.collection, payload, points=list(ids), wait=True, **self._sk))
 
-    def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
+    def set_vectors(self, updates: Sequence[VectorUpdate]) -> None:
         if updates:
-            pts = [
-                qm.PointVectors(id=pid, vector={SPARSE: qm.SparseVector(indices=v.indices, values=v.values)})
-                for pid, v in updates
-            ]
+            pts = [qm.PointVectors(id=pid, vector=_client_vectors(sv, dv)) for pid, sv, dv in updates]
             self._call(lambda c: c.update_vectors(self.collection, pts, wait=True, **self._sk))
 
     def flush(self) -> None:
@@ -236,7 +243,13 @@ class QdrantClientBackend:
         return {p.id: {**p.payload, RECORD_ID: p.id} for p in found}
 
     def scroll(
-        self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
+        self,
+        flt: FilterSpec,
+        limit: int,
+        *,
+        start_from: datetime | None = None,
+        descending: bool = False,
+        with_vectors: bool = False,
     ) -> list[StoredPoint]:
         order = qm.OrderBy(
             key="observed_at",
@@ -246,7 +259,7 @@ class QdrantClientBackend:
         recs, _ = self._call(
             lambda c: c.scroll(
                 self.collection, scroll_filter=client_filter(flt), limit=limit, order_by=order,
-                with_payload=True, **self._sk,
+                with_payload=True, with_vectors=with_vectors, **self._sk,
             )
         )  # fmt: skip
         return [stored_point(r.id, r.payload, r.vector) for r in recs]

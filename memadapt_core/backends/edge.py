@@ -37,18 +37,22 @@ from memadapt_core.backends.base import (
     CollectionInfo,
     PointKey,
     StoredPoint,
+    VectorUpdate,
     named_vectors,
     stored_point,
     with_rescored,
 )  # fmt: skip
 from memadapt_core.backends.edge_filters import edge_filter
+from memadapt_core.backends.edge_precheck import precheck
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
+from memadapt_core.backends.edge_seal import break_seal, check_count, check_files, seal
 from memadapt_core.backends.edge_shard import (
     DENSE,
     SPARSE,
     build_fresh,
     lock_folder,
     open_shard,
+    recovery_step,
     release,
     shard_config,
     unlock_folder,
@@ -71,10 +75,21 @@ __all__ = ["EdgeBackend"]
 T = TypeVar("T")
 _RID_ONLY = qe.PayloadSelector.Include([RID])
 _BuildOp = Callable[[qe.EdgeShard], qe.UpdateOperation | None]
+# What qdrant-edge says when stored bytes do not decode (a flipped byte in the payload storage): damage, not a bug.
+_DECODE_FAILURES = ("Failed to decode value", "Failed to deserialize")
 
 
 def _edge_sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(v.indices, v.values)
+
+
+def _edge_vectors(sparse: SparseVector | None, dense: npt.NDArray[np.float32] | None) -> dict[str, Any]:
+    vectors: dict[str, Any] = {}
+    if sparse is not None:
+        vectors[SPARSE] = _edge_sparse(sparse)
+    if dense is not None:
+        vectors[DENSE] = dense.tolist()
+    return vectors
 
 
 def _point(record: Any, *, with_vectors: bool = False) -> StoredPoint | None:
@@ -100,8 +115,10 @@ class EdgeBackend:
         payload_cache_bytes: int = 2**62,
         durability: Durability = "fsync",
         sync_interval: float = 1.0,
+        check_unclean: bool = True,
     ) -> None:
         self.root = Path(root)
+        self._check_unclean = check_unclean  # load an uncleanly closed store in a child first (edge_precheck.py)
         self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
         self.wal = WalSync(durability, sync_interval)
         self._cache = PayloadCache(payload_cache, payload_cache_bytes)  # kept coherent by _write (_payload_cache.py)
@@ -144,10 +161,16 @@ class EdgeBackend:
         self._pid = os.getpid()
         self._lock_fd = lock_folder(folder)
         try:
-            if not (folder.exists() and any(folder.iterdir())):
+            fresh = not (folder.exists() and any(folder.iterdir()))
+            if fresh:
                 build_fresh(folder, lambda tmp: self._create(tmp, cfg, info))
+            sealed = check_files(folder)  # before qdrant-edge reads a byte (edge_seal.py)
+            if sealed is None and not fresh and self._check_unclean:
+                precheck(folder)  # not closed cleanly: a child loads it first (edge_precheck.py)
             self.wal.attach(folder)
             self._shard = open_shard(folder, cfg, existing=True)
+            check_count(folder, sealed, self._call(lambda s: s.info().points_count))
+            break_seal(folder)  # before the first write
             self._opened(info)
         except BaseException:
             self._abandon()
@@ -239,8 +262,10 @@ class EdgeBackend:
         if shard is not None:
             release(self._folder)
             with self._write_lock:
+                points: int | None = None
                 try:
                     shard.flush()
+                    points = shard.info().points_count
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except BaseException as exc:  # the log keeps what was acknowledged: reopening replays it
@@ -248,6 +273,8 @@ class EdgeBackend:
                 finally:
                     try:
                         shard.close()
+                        if points is not None:
+                            seal(self._folder, points)  # closed cleanly: the next open checks against it
                     finally:
                         unlock_folder(self._lock_fd)
                         self._lock_fd = None
@@ -291,10 +318,10 @@ class EdgeBackend:
                 "write-ahead log; free some space, then flush() or close() again."
             )
             return StoreFullError(msg)
-        if type(exc).__name__ == "PanicException":  # the engine met bytes it cannot read
+        if type(exc).__name__ == "PanicException" or any(m in text for m in _DECODE_FAILURES):  # bytes it cannot read
             msg = (
-                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. Run "
-                f"`memadapt doctor {self.root}` to see what is readable and salvage it into a new store."
+                f"the embedded store {self._folder} failed reading its files ({exc}): they are damaged. "
+                + recovery_step(self.root)
             )
             return StoreCorruptedError(msg)
         msg = f"embedded store operation failed: {type(exc).__name__}: {exc}"
@@ -394,12 +421,12 @@ class EdgeBackend:
 
             self._write(build, then=lambda: self._cache.forget(homes))
 
-    def set_sparse(self, updates: Sequence[tuple[str, SparseVector]]) -> None:
+    def set_vectors(self, updates: Sequence[VectorUpdate]) -> None:
         if updates:
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
-                homes = self._homes(shard, [rid for rid, _ in updates])
-                pv = [qe.PointVectors(homes[rid], {SPARSE: _edge_sparse(v)}) for rid, v in updates if rid in homes]
+                homes = self._homes(shard, [rid for rid, _, _ in updates])
+                pv = [qe.PointVectors(homes[rid], _edge_vectors(sv, dv)) for rid, sv, dv in updates if rid in homes]
                 return qe.UpdateOperation.update_vectors(pv) if pv else None
 
             self._write(build)
@@ -476,16 +503,24 @@ class EdgeBackend:
         return found
 
     def scroll(
-        self, flt: FilterSpec, limit: int, *, start_from: datetime | None = None, descending: bool = False
+        self,
+        flt: FilterSpec,
+        limit: int,
+        *,
+        start_from: datetime | None = None,
+        descending: bool = False,
+        with_vectors: bool = False,
     ) -> list[StoredPoint]:
         order = qe.OrderBy(
             "observed_at",
             qe.Direction.Desc if descending else qe.Direction.Asc,
             iso(start_from) if start_from is not None else None,
         )
-        req = qe.ScrollRequest(limit=limit, filter=self._filter(flt), with_payload=True, order_by=order)
+        req = qe.ScrollRequest(
+            limit=limit, filter=self._filter(flt), with_payload=True, with_vector=with_vectors, order_by=order
+        )
         recs, _ = self._call(lambda s: s.scroll(req))
-        return [p for p in map(_point, recs) if p is not None]
+        return [p for r in recs if (p := _point(r, with_vectors=with_vectors)) is not None]
 
     def count(self, flt: FilterSpec) -> int:
         return int(self._call(lambda s: s.count(qe.CountRequest(filter=self._filter(flt), exact=True))))

@@ -33,7 +33,20 @@ import qdrant_edge as qe
 from memadapt_core.backends._upkeep import NO_GRAPH, OPTIMIZERS
 from memadapt_core.errors import StoreCorruptedError, StoreError, StoreLockedError, StoreUnavailableError
 
-__all__ = ["DENSE", "SPARSE", "build_fresh", "lock_folder", "open_shard", "release", "shard_config", "unlock_folder"]
+__all__ = [
+    "DENSE",
+    "SPARSE",
+    "aside",
+    "build_fresh",
+    "fsync_dir",
+    "lock_folder",
+    "not_damage",
+    "open_shard",
+    "recovery_step",
+    "release",
+    "shard_config",
+    "unlock_folder",
+]
 
 DENSE, SPARSE = "dense", "bm25"
 _OPEN_HERE: dict[str, qe.EdgeShard] = {}  # folders this process holds open: names the holder in the lock error
@@ -78,19 +91,32 @@ _UNAVAILABLE = ("Permission denied", "Read-only file system", "No space left", "
                 "os error 30", "Disk quota")  # fmt: skip
 
 
+def not_damage(text: str) -> bool:
+    """Whether qdrant-edge's ``text`` says the folder is locked or unusable now (permissions, a full or read-only
+    disk) rather than damaged."""
+    return "WouldBlock" in text or any(marker in text for marker in _UNAVAILABLE)
+
+
 def _open_error(folder: Path, exc: BaseException, *, existing: bool) -> StoreError:
     text = str(exc)
     if "WouldBlock" in text:
         return _locked(folder)
-    if existing and not any(marker in text for marker in _UNAVAILABLE):
+    if existing and not not_damage(text):
         msg = (
             f"cannot open the embedded store {folder}: its files are damaged ({type(exc).__name__}: {text[:300]}). "
-            f"Run `memadapt doctor {folder.parent}` to see what is readable and salvage it into a new store "
-            "(`--salvage <new path>`), or restore a backup of the folder."
+            + recovery_step(folder.parent)
         )
         return StoreCorruptedError(msg)
     msg = f"cannot open the embedded store {folder}: {text}"
     return StoreUnavailableError(msg)
+
+
+def recovery_step(root: Path) -> str:
+    """What a ``StoreCorruptedError`` of the store under ``root`` tells its reader to do."""
+    return (
+        f"Run `memadapt doctor --path {root} --salvage <new path>` to copy what is readable (and what its "
+        "write-ahead log still holds) into a new store, or restore a backup of the folder."
+    )
 
 
 def _locked(folder: Path) -> StoreLockedError:
@@ -112,7 +138,7 @@ def lock_folder(folder: Path) -> int | None:
         return None
     import fcntl
 
-    path = folder.parent / _aside(folder, "lock")
+    path = folder.parent / aside(folder, "lock")
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
@@ -135,7 +161,7 @@ def unlock_folder(fd: int | None) -> None:
         os.close(fd)  # closing the last descriptor of the lock file releases the lock
 
 
-def _aside(folder: Path, suffix: str) -> str:
+def aside(folder: Path, suffix: str) -> str:
     """The name of a file beside ``folder`` that belongs to it: ``.<name>.<suffix>``, or with a hash of the name
     where that would pass the file system's 255 bytes (a collection name may take them all)."""
     name = f".{folder.name}.{suffix}"
@@ -147,9 +173,9 @@ def _aside(folder: Path, suffix: str) -> str:
 def build_fresh(folder: Path, create: Callable[[Path], None]) -> None:
     """Build a new shard with ``create(tmp)`` in a temporary folder beside ``folder``, then rename it into place:
     ``folder`` holds a complete shard or none. Holding the folder's lock, leftovers of crashed builds go first."""
-    for stale in folder.parent.glob(_aside(folder, "creating-*")):
+    for stale in folder.parent.glob(aside(folder, "creating-*")):
         shutil.rmtree(stale, ignore_errors=True)
-    tmp = folder.parent / _aside(folder, f"creating-{os.getpid()}")
+    tmp = folder.parent / aside(folder, f"creating-{os.getpid()}")
     try:
         create(tmp)
         if folder.exists():
@@ -160,10 +186,10 @@ def build_fresh(folder: Path, create: Callable[[Path], None]) -> None:
         raise StoreUnavailableError(msg) from exc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    _fsync_dir(folder.parent)
+    fsync_dir(folder.parent)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:

@@ -26,7 +26,9 @@ def prepare_add(r: Resources, plan: writes.AddPlan) -> None:
     """What is stored already (skipped or replaced) and, for a session's messages, its latest turns."""
     writes.resolve_existing(plan, r.backend.retrieve(plan.candidate_ids))
     if plan.to_store and (ctx := plan.context_filter) is not None:
-        plan.previous = r.backend.scroll(ctx, writes.context_window(r), descending=True)
+        plan.previous = r.backend.scroll(
+            ctx, writes.context_window(r), descending=True, with_vectors=writes.needs_vectors(r)
+        )
 
 
 def write_add(r: Resources, plan: writes.AddPlan, dense: np.ndarray[Any, Any]) -> None:
@@ -44,7 +46,7 @@ def _write_points(r: Resources, plan: writes.AddPlan, dense: np.ndarray[Any, Any
     points, reindex = writes.build_points(r, plan, dense, plan.previous)
     r.backend.upsert(points)
     if reindex:
-        r.backend.set_sparse(reindex)
+        r.backend.set_vectors(reindex)
 
 
 def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> list[SearchHit]:

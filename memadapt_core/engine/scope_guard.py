@@ -34,8 +34,8 @@ def _outside(flt: FilterSpec, payload: Mapping[str, Any]) -> bool:
 
 def corrupted(what: str) -> StoreCorruptedError:
     return StoreCorruptedError(
-        f"the store is corrupted: {what}. Nothing was returned. Run `memadapt doctor <path>` to see what is "
-        "readable and salvage it into a new store (memadapt doctor --salvage <new path>), or restore a backup."
+        f"the store is corrupted: {what}. Nothing was returned. Run `memadapt doctor --path <path>` to see what "
+        "is readable and salvage it into a new store (`--salvage <new path>`), or restore a backup."
     )
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pydantic
 
 from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
+from memadapt_core.dense_context import mix_turns
 from memadapt_core.errors import StoreError, StoreFullError, StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord, Scope
@@ -126,10 +127,13 @@ def _scope_of(payload: dict[str, Any]) -> Scope:
 def import_points(
     store: Resources, batch: list[tuple[MemoryRecord, list[HistoryEvent]]], dense: np.ndarray[Any, Any]
 ) -> list[StoredPoint]:
-    """Re-index a batch; consecutive messages of one session get their neighbours' words again."""
+    """Re-index a batch; consecutive messages of one session get their neighbours' words and meaning again."""
     cfg = store.settings.retrieval
     texts = [dense_text(r.text, r.name) for r, _ in batch]
     keys = [(r.scope.key() if r.kind == "message" and r.session_id else None) for r, _ in batch]
+    dense = np.array(dense, dtype=np.float32, copy=True)
+    for start, end in _runs(keys):
+        dense[start:end], _ = mix_turns(dense[start:end], None, cfg.dense_context_prev, cfg.dense_context_next)
     points = []
     for i, (record, history) in enumerate(batch):
         before = [texts[j] for j in range(max(0, i - cfg.context_prev), i) if keys[i] and keys[j] == keys[i]]
@@ -141,6 +145,17 @@ def import_points(
         sv = store.sparse.turn(own, context, cfg.context_weight)
         points.append(StoredPoint(record.id, payload, dense[i], sv))
     return points
+
+
+def _runs(keys: list[Any]) -> list[tuple[int, int]]:
+    """The ``[start, end)`` runs of consecutive equal keys that are not None: one session's turns in a row."""
+    runs, start = [], 0
+    for i in range(1, len(keys) + 1):
+        if i == len(keys) or keys[i] != keys[start]:
+            if keys[start] is not None:
+                runs.append((start, i))
+            start = i
+    return runs
 
 
 def export_records(

@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from memadapt_core.backends.base import StoredPoint
+from memadapt_core.backends.base import StoredPoint, VectorUpdate
+from memadapt_core.dense_context import mix_turns
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
@@ -27,7 +28,6 @@ from memadapt_core.record_codec import (
     turn_texts,
     utcnow,
 )
-from memadapt_core.sparse import SparseVector
 from memadapt_core.validation import parse_kind, parse_messages, parse_metadata, parse_moment, parse_scope
 
 from .resources import Resources
@@ -182,10 +182,12 @@ def refresh_replaced(plan: AddPlan, current: list[StoredPoint]) -> None:
 
 def build_points(
     store: Resources, plan: AddPlan, dense: np.ndarray[Any, Any], previous: list[StoredPoint]
-) -> tuple[list[StoredPoint], list[tuple[str, SparseVector]]]:
-    """Points to upsert, and sparse re-indexing of the stored turns that now have a following turn.
+) -> tuple[list[StoredPoint], list[VectorUpdate]]:
+    """Points to upsert, and the re-indexing of the stored turns that now have a following turn (their sparse
+    vectors, and the dense vector of the turn just before: dense_context.py).
 
-    ``previous``: the latest stored messages of the session, newest first.
+    ``previous``: the latest stored messages of the session, newest first (with their vectors when
+    ``needs_vectors``).
     """
     cfg = store.settings.retrieval
     enc = store.sparse
@@ -193,6 +195,10 @@ def build_points(
     prev = [p for p in previous if p.id not in new_ids][::-1]  # oldest first
     prev_texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in prev]
     use_context = plan.context_filter is not None
+    prev_dense: np.ndarray[Any, Any] | None = None  # the turn before's new dense vector
+    if use_context:
+        stored = prev[-1].dense if prev else None
+        dense, prev_dense = mix_turns(dense, stored, cfg.dense_context_prev, cfg.dense_context_next)
     seq = prev_texts + [d.indexed for d in plan.to_store] if use_context else [d.indexed for d in plan.to_store]
     offset = len(prev_texts) if use_context else 0
     points: list[StoredPoint] = []
@@ -206,14 +212,23 @@ def build_points(
         else:
             sparse = enc.document(sparse_text(draft.indexed, said=said))
         points.append(StoredPoint(draft.record.id, payload, dense[i], sparse))
-    updates: list[tuple[str, SparseVector]] = []
+    updates: list[VectorUpdate] = []
     if use_context and cfg.context_next:
         for j in range(max(0, len(prev) - cfg.context_next), len(prev)):
-            before = seq[max(0, j - cfg.context_prev) : j]
-            after = seq[j + 1 : j + 1 + cfg.context_next]
+            words_before = seq[max(0, j - cfg.context_prev) : j]
+            words_after = seq[j + 1 : j + 1 + cfg.context_next]
             said = said_on(prev[j].payload, cfg.index_dates)
-            updates.append((prev[j].id, enc.turn(*turn_texts(seq[j], before, after, said), cfg.context_weight)))
+            sv = enc.turn(*turn_texts(seq[j], words_before, words_after, said), cfg.context_weight)
+            updates.append((prev[j].id, sv, prev_dense if j == len(prev) - 1 else None))
+    elif prev_dense is not None:
+        updates.append((prev[-1].id, None, prev_dense))
     return points, updates
+
+
+def needs_vectors(store: Resources) -> bool:
+    """Whether an add reads the stored turns' vectors: a message's dense vector takes in its neighbours'."""
+    cfg = store.settings.retrieval
+    return bool(cfg.dense_context_prev or cfg.dense_context_next)
 
 
 def context_window(store: Resources) -> int:

@@ -36,7 +36,7 @@ class TestEdgeBackendOptimizedAfterEveryWrite(MemoryContract):
     def memory(self, tmp_path: Path) -> Iterator[Memory]:
         with _open("edge", tmp_path) as mem:
             backend = mem._resources.backend
-            for name in ("upsert", "delete", "delete_where", "set_payload", "set_sparse"):
+            for name in ("upsert", "delete", "delete_where", "set_payload", "set_vectors"):
                 write = getattr(backend, name)
 
                 def optimized(*args: Any, _write: Callable[..., None] = write) -> None:

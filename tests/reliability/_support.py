@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -107,8 +108,14 @@ def reset(mem: Memory, keep: set[str]) -> None:
 
 
 def disk_bytes(folder: Path) -> int:
-    """Space the files under ``folder`` really take (sparse files count what is allocated)."""
-    return sum(p.stat().st_blocks * 512 for p in folder.rglob("*") if p.is_file())
+    """Space the files under ``folder`` really take (sparse files count what is allocated). A background vacuum
+    may remove a segment while this walks: what is gone is not counted."""
+    total = 0
+    for base, _, names in os.walk(folder):  # os.walk skips folders that vanish; rglob raised
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                total += os.stat(os.path.join(base, name)).st_blocks * 512
+    return total
 
 
 def rss_bytes() -> int:

@@ -2,8 +2,9 @@
 back or raises ``StoreCorruptedError`` naming the recovery step (``memadapt doctor``); never a raw Rust panic.
 
 The cases run in one child process with a memory limit, so an abort or an unbounded allocation fails the test
-instead of the suite. A damaged ``mutable_id_tracker`` can still lose a record silently (see
-docs/reliability-and-security.md): those files are left out here.
+instead of the suite. The id trackers are in: a truncated ``mutable_id_tracker`` file once lost a record silently and
+a flipped last byte aborted the process; the seal a clean close leaves (``backends/edge_seal.py``) now refuses both
+before qdrant-edge reads them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from memadapt_core import Memory
+from memadapt_core import Memory, StoreCorruptedError
 from memadapt_core.testing import HashEmbedder
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_AS is POSIX")
@@ -42,6 +43,8 @@ def _damage(path: Path, how: str) -> None:
     data = bytearray(path.read_bytes())
     if how == "truncate":
         data = data[: len(data) // 2]
+    elif how == "flip-last":
+        data[-1] ^= 0xFF
     else:
         data[min(len(data) - 1, 17)] ^= 0xFF
     path.write_bytes(bytes(data))
@@ -55,14 +58,16 @@ def test_damaged_files_either_read_back_whole_or_raise_a_corrupted_store_error(t
     files = sorted(
         p.relative_to(original)
         for p in original.rglob("*")
-        if p.is_file() and p.stat().st_size and "id_tracker" not in p.name and not p.name.startswith(".")
+        if p.is_file() and p.stat().st_size and not p.name.startswith(".")
     )
     # One file of each kind that mattered: truncated status files panicked; configs and the log's index failed.
     kinds = {"status.dat", "edge_config.json", "segment.json", "version.info", "first-index", "config.json"}
     picked = {(p.name, p.parent.name): p for p in files if p.name in kinds}
+    trackers = [p for p in files if "id_tracker" in p.name]  # silent losses and an abort before the seal
+    assert trackers
     cases = []
-    for n, rel in enumerate(sorted(picked.values())[:: max(1, len(picked) // 8)]):
-        for how in ("truncate", "flip"):
+    for n, rel in enumerate(sorted(picked.values())[:: max(1, len(picked) // 8)] + trackers):
+        for how in ("truncate", "flip", "flip-last") if rel in trackers else ("truncate", "flip"):
             case = tmp_path / f"case-{n}-{how}"
             shutil.copytree(original, case)
             _damage(case / rel, how)
@@ -82,3 +87,12 @@ def test_damaged_files_either_read_back_whole_or_raise_a_corrupted_store_error(t
             assert kind == "StoreCorruptedError", (case, kind, detail)
             assert "memadapt doctor" in detail
     assert any(kind == "StoreCorruptedError" for kind, _ in outcomes)
+
+
+def test_a_payload_that_does_not_decode_is_a_corrupted_store_error(tmp_path: Path) -> None:
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+        mem.add([f"alice note {i}" for i in range(50)], user_id="alice")
+    _damage(next(tmp_path.rglob("payload_storage/page_0.dat")), "flip")  # past the seal: a 32 MiB file
+
+    with pytest.raises(StoreCorruptedError, match="doctor"), Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+        list(mem.iter_records(user_id="alice"))  # (or already opening it, which reads payloads)

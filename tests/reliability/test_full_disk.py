@@ -70,3 +70,40 @@ def test_an_export_to_a_full_disk_is_a_store_full_error(tmpfs: Mount, tmp_path: 
         with pytest.raises(StoreFullError, match="incomplete"):
             mem.export(fs / "dump.jsonl", user_id="alice")
         assert mem.count(user_id="alice") == 50
+
+
+FLUSH_AND_CLOSE = r"""
+import sys
+from pathlib import Path
+from memadapt_core import MemadaptError, Memory
+from memadapt_core.testing import HashEmbedder
+
+store, filler = Path(sys.argv[1]), Path(sys.argv[2])
+mem = Memory(path=store, embedder=HashEmbedder(dim=8), min_free_disk_mb=0)
+mem.add([f"acknowledged note {i}" for i in range(300)], user_id="alice")
+with filler.open("wb", buffering=0) as out:  # every last byte: a flush has to write somewhere
+    for size in (1 << 16, 1 << 12, 1):
+        try:
+            while True:
+                out.write(b"\0" * size)
+        except OSError:
+            pass
+for name, call in (("flush", mem.flush), ("close", mem.close)):
+    try:
+        call()
+        print(f"{name} ok", flush=True)
+    except MemadaptError as exc:
+        print(f"{name} {type(exc).__name__}", flush=True)
+filler.unlink()
+with Memory(path=store, embedder=HashEmbedder(dim=8), min_free_disk_mb=0) as again:
+    print(f"read {again.count(user_id='alice')}", flush=True)
+"""
+
+
+def test_flush_and_close_on_a_full_disk_raise_store_full_and_lose_nothing_acknowledged(tmpfs: Mount) -> None:
+    fs = tmpfs("160m")
+    child = ChildProcess(FLUSH_AND_CLOSE, str(fs / "store"), str(fs / "filler"), env={"RUST_BACKTRACE": "0"})
+    lines = _lines_until_exit(child, 300)
+
+    assert child.proc.returncode == 0, f"the writer died (rc={child.proc.returncode}) after: {lines[-3:]}"
+    assert lines == ["flush StoreFullError", "close StoreFullError", "read 300"]
