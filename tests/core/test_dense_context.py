@@ -36,8 +36,9 @@ def _own(mem: Memory, texts: list[str]) -> np.ndarray[Any, Any]:
     return _unit(np.asarray(mem._resources.embedder.embed_documents(texts), dtype=np.float32))
 
 
-def test_a_session_added_turn_by_turn_stores_what_one_call_stores() -> None:
-    with Memory(location=":memory:") as whole, Memory(location=":memory:") as by_turn:
+@pytest.mark.parametrize("backend", ["edge", "qdrant-local"])
+def test_a_session_added_turn_by_turn_stores_what_one_call_stores(backend: str) -> None:
+    with Memory(location=":memory:", backend=backend) as whole, Memory(location=":memory:", backend=backend) as by_turn:
         together = whole.add(_messages(), user_id="u1", session_id="s1")
         one_by_one = [by_turn.add(m, user_id="u1", session_id="s1")[0] for m in _messages()]
         assert np.allclose(_stored(whole, together), _stored(by_turn, one_by_one), atol=1e-5)
