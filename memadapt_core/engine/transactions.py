@@ -16,6 +16,7 @@ from memadapt_core.models import MemoryRecord, Scope
 
 from . import updates
 from .derived import derived_of
+from .neighbours import reindex_around
 from .resources import Resources
 
 __all__ = ["commit_update", "delete_present"]
@@ -28,6 +29,8 @@ def commit_update(store: Resources, plan: updates.UpdatePlan, dense: np.ndarray[
         before = updates.existing(plan, found)
         record, history = updates.apply_update(plan, before)
         store.backend.upsert([updates.updated_point(store, record, history, dense, before)])
+        if dense is not None:  # new words: the turns around it (and it) are indexed with them
+            reindex_around(store, [before])
     return record
 
 
@@ -35,8 +38,10 @@ def delete_present(store: Resources, ids: list[str], scope: Scope) -> tuple[list
     """Delete those of ``ids`` that exist within ``scope`` and what rests only on them (derived.py); returns both:
     the ids found, and the derived records that went with them."""
     with store.lock:
-        found = [p.id for p in store.backend.retrieve(ids) if updates.point_in_scope(p, scope)]
+        present = [p for p in store.backend.retrieve(ids) if updates.point_in_scope(p, scope)]
+        found = [p.id for p in present]
         derived = [d for d in derived_of(store, found) if d not in found] if found else []
         if found:
             store.backend.delete([*derived, *found])
+            reindex_around(store, present)  # its words leave the turns around it
     return found, derived
