@@ -21,6 +21,7 @@ __all__ = [
     "iso",
     "normalised_hash",
     "payload_of",
+    "payload_scope",
     "record_from_payload",
     "record_id",
     "said_on",
@@ -96,6 +97,11 @@ def turn_texts(
     only: a pasted document would cost its length in every neighbour's index."""
     context = " ".join([*(t[:NEIGHBOUR_CHARS] for t in before), *(t[:NEIGHBOUR_CHARS] for t in after)])
     return sparse_text(own, said), context
+
+
+def payload_scope(payload: dict[str, Any]) -> Scope:
+    """The scope a stored payload belongs to."""
+    return Scope(user_id=payload.get("user_id"), agent_id=payload.get("agent_id"), session_id=payload.get("session_id"))
 
 
 def said_on(payload: dict[str, Any], enabled: bool) -> datetime | None:

@@ -59,7 +59,7 @@ def _client_sparse(v: SparseVector) -> qm.SparseVector:
 def _client_vectors(sparse: SparseVector | None, dense: npt.NDArray[np.float32] | None) -> dict[str, Any]:
     vectors: dict[str, Any] = {}
     if sparse is not None:
-        vectors[SPARSE] = qm.SparseVector(indices=sparse.indices, values=sparse.values)
+        vectors[SPARSE] = _client_sparse(sparse)
     if dense is not None:
         vectors[DENSE] = dense.tolist()
     return vectors

@@ -19,9 +19,10 @@ from typing import Any
 
 from memadapt_core.backends.base import StoredPoint, VectorUpdate
 from memadapt_core.filters import FilterSpec
-from memadapt_core.record_codec import dense_text, said_on, turn_texts
+from memadapt_core.record_codec import dense_text, payload_scope, said_on, turn_texts
 
 from .resources import Resources
+from .writes import session_filter
 
 __all__ = ["reindex_around"]
 
@@ -32,13 +33,7 @@ _TICK = timedelta(microseconds=1)
 def _session_of(payload: dict[str, Any]) -> FilterSpec | None:
     if payload.get("kind") != "message" or not payload.get("session_id") or not payload.get("observed_at"):
         return None
-    return FilterSpec(
-        user_id=payload.get("user_id"),
-        agent_id=payload.get("agent_id"),
-        session_id=payload["session_id"],
-        kinds=("message",),
-        exact_scope=True,
-    )
+    return session_filter(payload_scope(payload))  # the turns add indexed it with
 
 
 def _stored_at(point: StoredPoint) -> str:

@@ -20,7 +20,15 @@ from memadapt_core.dense_context import mix_turns
 from memadapt_core.errors import StoreError, StoreFullError, StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord, Scope
-from memadapt_core.record_codec import dense_text, history_of, payload_of, record_from_payload, said_on, turn_texts
+from memadapt_core.record_codec import (
+    dense_text,
+    history_of,
+    payload_of,
+    payload_scope,
+    record_from_payload,
+    said_on,
+    turn_texts,
+)
 from memadapt_core.validation import (
     check_storable,
     parse_kinds,
@@ -108,7 +116,7 @@ def check_owners(
     refused, naming its line; the same id in the same scope is overwritten, which keeps re-importing a dump
     idempotent."""
     for point in stored:
-        owners.setdefault(point.id, _scope_of(point.payload))
+        owners.setdefault(point.id, payload_scope(point.payload))
     for (record, _), number in zip(batch, numbers, strict=True):
         owner = owners.setdefault(record.id, record.scope)
         if owner != record.scope:
@@ -118,10 +126,6 @@ def check_owners(
                 "scope's record (give this record a new id)"
             )
             raise ValidationError(where, problem)
-
-
-def _scope_of(payload: dict[str, Any]) -> Scope:
-    return Scope(user_id=payload.get("user_id"), agent_id=payload.get("agent_id"), session_id=payload.get("session_id"))
 
 
 def import_points(

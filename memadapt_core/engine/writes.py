@@ -37,9 +37,11 @@ __all__ = [
     "Draft",
     "build_points",
     "context_window",
+    "needs_vectors",
     "plan_add",
     "refresh_replaced",
     "resolve_existing",
+    "session_filter",
 ]
 
 Conflict = Literal["skip", "replace"]
@@ -79,8 +81,7 @@ class AddPlan:
         """Messages in a session are indexed with their neighbours: the latest stored turns are needed."""
         if self.kind != "message" or self.scope.session_id is None or not self.to_store:
             return None
-        s = self.scope
-        return FilterSpec(user_id=s.user_id, agent_id=s.agent_id, session_id=s.session_id, kinds=("message",))
+        return session_filter(self.scope)
 
     def result(self) -> list[MemoryRecord]:
         stored = {d.record.id: d.record for d in self.to_store}
@@ -88,6 +89,11 @@ class AddPlan:
 
     def new_records(self) -> list[MemoryRecord]:
         return [d.record for d in self.to_store]
+
+
+def session_filter(scope: Scope) -> FilterSpec:
+    """The messages of ``scope``'s session: the turns a message is indexed with (and re-indexed after a delete)."""
+    return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, kinds=("message",))
 
 
 def plan_add(
