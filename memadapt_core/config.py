@@ -305,7 +305,8 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     check_unclean_open: bool = Field(
         True,
         description="embedded store: load a store that was not closed cleanly in a memory-limited child process "
-        "first, so damaged files cannot abort this one (0.3-0.8 s, once after a crash)",
+        "first, so damaged files cannot abort this one, and read its id trackers against their versions files, so "
+        "one damaged short is refused rather than read (0.3-0.8 s, once after a crash)",
     )  # backends/edge_precheck.py; costs: docs/reliability-and-security.md
 
     @field_serializer("url", when_used="json")

@@ -8,7 +8,9 @@ under 64 KiB (configurations, status files, the log's first index). On open, bef
 files are checked against the seal, and once the shard is loaded its point count too; a mismatch is a
 ``StoreCorruptedError`` naming the recovery step (``memadapt doctor --salvage``). The seal is removed before the
 first write, so a store that was not closed cleanly (a killed process) has none: its state is whatever the log
-replays, which no count taken earlier can predict.
+replays, which no count taken earlier can predict. One exception: a store found short at an unclean open
+(``edge_precheck.py``) gets a seal of the points it should hold and of no file (``seal_expected``), so it goes on
+refusing to open, and doctor reports what was lost.
 
 Costs (measured, ``benchmarks`` not needed): see docs/reliability-and-security.md.
 """
@@ -25,7 +27,7 @@ from typing import Any
 from memadapt_core.backends.edge_shard import aside, fsync_dir, recovery_step
 from memadapt_core.errors import StoreCorruptedError, StoreUnavailableError
 
-__all__ = ["Inspection", "break_seal", "check_count", "check_files", "inspect", "seal", "seal_path"]
+__all__ = ["Inspection", "break_seal", "check_count", "check_files", "inspect", "seal", "seal_expected", "seal_path"]
 
 _SMALL = 64 << 10  # files at most this size are digested whatever they are
 _VERSION = 1
@@ -82,11 +84,25 @@ def seal(folder: Path, points: int) -> None:
     cannot be written (a full disk) is no seal, and the next open simply checks less."""
     if _keeps_seal():
         return
+    try:
+        files = {str(p.relative_to(folder)): _digest(p) for p in _sealed_files(folder)}
+    except OSError:
+        return
+    _write(folder, {"version": _VERSION, "points": points, "files": files})
+
+
+def seal_expected(folder: Path, points: int) -> None:
+    """A store found short at an unclean open (``edge_precheck.py``): a seal of the ``points`` it should hold and of
+    no file, so every later open refuses it too (``check_count``) and doctor reads what was lost, as after a clean
+    close."""
+    _write(folder, {"version": _VERSION, "points": points, "files": {}})
+
+
+def _write(folder: Path, data: dict[str, Any]) -> None:
     target = seal_path(folder)
     tmp = target.with_name(target.name + ".tmp")
     try:
-        files = {str(p.relative_to(folder)): _digest(p) for p in _sealed_files(folder)}
-        tmp.write_text(json.dumps({"version": _VERSION, "points": points, "files": files}), encoding="utf-8")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
         with tmp.open("rb") as f:
             os.fsync(f.fileno())
         tmp.replace(target)
@@ -139,7 +155,7 @@ def check_files(folder: Path) -> int | None:
 def check_count(folder: Path, expected: int | None, found: int) -> None:
     """Once loaded: a sealed store holds exactly the points it held at its close."""
     if expected is not None and found != expected:
-        _fail(folder, f"it holds {found} points where {expected} were stored when it was closed")
+        _fail(folder, f"it holds {found} points where {expected} were stored")
 
 
 def break_seal(folder: Path) -> None:
