@@ -16,7 +16,8 @@ import qdrant_edge
 __all__ = ["SparseEncoder", "SparseVector"]
 
 _COUNT_K = 1e6  # see SparseEncoder.__init__: exact counts up to ~100,000 of one term in one text
-_COUNTED_TEXTS = 4096  # texts whose counts are kept (the latest turns of the sessions being added to)
+_COUNTED_TEXTS = 1024  # texts whose counts are kept (the latest turns of the sessions being added to)
+_COUNTED_CHARS = 10_000  # ... if this short at most (a neighbour lends no more: record_codec.NEIGHBOUR_CHARS)
 
 
 #: A text's term ids (ascending) and how often each occurs in it.
@@ -40,7 +41,7 @@ class SparseEncoder:
         self._k1, self._b, self._avg_len = config.k, config.b, avg_len
         # The same tokens, counted: with b = 0 and a huge k, a term's weight n (k + 1) / (k + n) gives n back.
         self._counter = qdrant_edge.Bm25(qdrant_edge.Bm25Config(k=_COUNT_K, b=0.0))
-        self.counts = lru_cache(maxsize=_COUNTED_TEXTS)(self._count)
+        self._kept = lru_cache(maxsize=_COUNTED_TEXTS)(self._count)
 
     def document(self, text: str) -> SparseVector:
         vec = self._bm25.embed_document(text)
@@ -69,6 +70,11 @@ class SparseEncoder:
     def query(self, text: str) -> SparseVector:
         vec = self._bm25.embed_query(text)
         return SparseVector(list(vec.indices), list(vec.values))
+
+    def counts(self, text: str) -> _Counts:
+        """A text's term ids and counts; kept for the latest texts of up to ``_COUNTED_CHARS`` characters (at
+        most ~40 MB of them)."""
+        return self._kept(text) if len(text) <= _COUNTED_CHARS else self._count(text)
 
     def _count(self, text: str) -> _Counts:
         vec = self._counter.embed_document(text)

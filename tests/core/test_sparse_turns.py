@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 import pytest
 
 from memadapt_core.sparse import SparseEncoder, SparseVector
@@ -34,9 +37,19 @@ def test_a_turn_without_neighbours_is_its_own_words_only() -> None:
     assert enc.turn(OWN, []) == enc.document(" ".join(OWN))
 
 
+class _Counting:
+    def __init__(self, bm25: Any) -> None:
+        self.bm25, self.texts = bm25, Counter[str]()
+
+    def embed_document(self, text: str) -> Any:
+        self.texts[text] += 1
+        return self.bm25.embed_document(text)
+
+
 def test_each_text_is_tokenized_once_across_the_turns_it_neighbours() -> None:
     enc = SparseEncoder()
+    counting = enc._counter = _Counting(enc._counter)
     texts = [f"turn {i} says something about topic {i % 3}" for i in range(10)]
     for i, text in enumerate(texts):
         enc.turn((text,), texts[max(0, i - 4) : i] + texts[i + 1 : i + 3])
-    assert enc.counts.cache_info().misses == len(texts)
+    assert counting.texts == Counter(texts)
