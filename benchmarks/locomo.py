@@ -244,8 +244,8 @@ def build_rows(convs: Sequence[Conversation], args: argparse.Namespace) -> list[
     ]  # fmt: skip
     if args.retrieval:
         given = json.loads(args.retrieval)
-        plans.insert(1, ("memadapt --retrieval", lambda: memadapt_row(f"memadapt --retrieval {args.retrieval}", convs,
-                                                                   retrieval=given)))  # fmt: skip
+        plans.insert(1, ("memadapt --retrieval", lambda given=given: memadapt_row(
+            f"memadapt --retrieval {args.retrieval}", convs, retrieval=given)))  # fmt: skip
     if args.openai_embedder:
         url, model = args.openai_embedder
         emb = {"provider": "openai", "base_url": url, "model": model, "api_key": os.environ.get("OPENAI_API_KEY")}

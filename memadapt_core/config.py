@@ -109,6 +109,11 @@ class RetrievalSettings(BaseModel):
     )
     index_dates: bool = Field(True, description="index a message's sparse vector with the date it was said")
     bm25_avg_len: float = Field(48.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
+    idf_per_scope: bool = Field(
+        False,
+        description="how rare a word is, for BM25, counted in the searched scope's memories, not the whole store: "
+        "one tenant's memories never change another's ranking (a Qdrant server needs 1.19 or later)",
+    )
 
 
 class TaskMemorySettings(BaseModel):

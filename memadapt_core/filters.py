@@ -15,7 +15,7 @@ from typing import Any, Literal
 from .errors import ValidationError
 from .validation import INT64_MAX, INT64_MIN, refuse_surrogates
 
-__all__ = ["FilterSpec", "MetaCondition", "MetaOp", "parse_filters"]
+__all__ = ["FilterSpec", "MetaCondition", "MetaOp", "parse_filters", "scope_of"]
 
 MetaOp = Literal["eq", "ne", "gt", "gte", "lt", "lte", "in"]
 
@@ -46,6 +46,14 @@ class FilterSpec:
     metadata: tuple[MetaCondition, ...] = ()
     exact_scope: bool = False  # scope ids given as None must be absent (consolidation works on exact scopes)
     source_ids_any: tuple[str, ...] | None = None  # records citing any of these (insights over facts)
+
+
+def scope_of(flt: FilterSpec) -> FilterSpec:
+    """Only the scope ``flt`` reads in (its user, agent and session): the corpus a per-scope statistic is counted
+    over (BM25's word rarity with ``retrieval.idf_per_scope``), whatever else the read is restricted to."""
+    return FilterSpec(
+        user_id=flt.user_id, agent_id=flt.agent_id, session_id=flt.session_id, exact_scope=flt.exact_scope
+    )
 
 
 _OPS = {"$eq": "eq", "$ne": "ne", "$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte", "$in": "in"}

@@ -86,17 +86,21 @@ def dense_text(text: str, name: str | None) -> str:
 def sparse_text(own: str, said: datetime | None = None) -> str:
     """A record's own indexed words, with the date it was said ("8 May 2023"), so "what did I say in May 2023"
     finds it by words too."""
-    return own if said is None else f"{said.day} {said:%B} {said.year} {own}"
+    return " ".join(said_words(own, said))
+
+
+def said_words(own: str, said: datetime | None = None) -> tuple[str, ...]:
+    """``sparse_text`` in its parts: the date it was said (if any), then the text."""
+    return (own,) if said is None else (f"{said.day} {said:%B} {said.year}", own)
 
 
 def turn_texts(
     own: str, before: Sequence[str] = (), after: Sequence[str] = (), said: datetime | None = None
-) -> tuple[str, str]:
-    """A turn's own words (``sparse_text``) and its neighbours', indexed apart (``SparseEncoder.turn``), so a
+) -> tuple[tuple[str, ...], list[str]]:
+    """A turn's own words (``said_words``) and its neighbours' texts, indexed apart (``SparseEncoder.turn``), so a
     reply is found by the words of what it answers. A neighbour lends its first ``NEIGHBOUR_CHARS`` characters
     only: a pasted document would cost its length in every neighbour's index."""
-    context = " ".join([*(t[:NEIGHBOUR_CHARS] for t in before), *(t[:NEIGHBOUR_CHARS] for t in after)])
-    return sparse_text(own, said), context
+    return said_words(own, said), [t[:NEIGHBOUR_CHARS] for t in (*before, *after)]
 
 
 def payload_scope(payload: dict[str, Any]) -> Scope:

@@ -6,11 +6,22 @@ Stemming and stopword removal come from ``qdrant_edge.Bm25``; the IDF part is th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
+import numpy as np
+import numpy.typing as npt
 import qdrant_edge
 
 __all__ = ["SparseEncoder", "SparseVector"]
+
+_COUNT_K = 1e6  # see SparseEncoder.__init__: exact counts up to ~100,000 of one term in one text
+_COUNTED_TEXTS = 1024  # texts whose counts are kept (the latest turns of the sessions being added to)
+_COUNTED_CHARS = 10_000  # ... if this short at most (a neighbour lends no more: record_codec.NEIGHBOUR_CHARS)
+
+
+#: A text's term ids (ascending) and how often each occurs in it.
+_Counts = tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
 
 
 class SparseVector(NamedTuple):
@@ -25,7 +36,12 @@ class SparseEncoder:
     """Encodes documents (term frequencies, length-normalised) and queries (term presence)."""
 
     def __init__(self, avg_len: float = 48.0) -> None:
-        self._bm25 = qdrant_edge.Bm25(qdrant_edge.Bm25Config(avg_len=avg_len))
+        config = qdrant_edge.Bm25Config(avg_len=avg_len)
+        self._bm25 = qdrant_edge.Bm25(config)
+        self._k1, self._b, self._avg_len = config.k, config.b, avg_len
+        # The same tokens, counted: with b = 0 and a huge k, a term's weight n (k + 1) / (k + n) gives n back.
+        self._counter = qdrant_edge.Bm25(qdrant_edge.Bm25Config(k=_COUNT_K, b=0.0))
+        self._kept = lru_cache(maxsize=_COUNTED_TEXTS)(self._count)
 
     def document(self, text: str) -> SparseVector:
         vec = self._bm25.embed_document(text)
@@ -34,19 +50,48 @@ class SparseEncoder:
     def documents(self, texts: Sequence[str]) -> list[SparseVector]:
         return [self.document(t) for t in texts]
 
-    def turn(self, own: str, context: str, weight: float = 1.0) -> SparseVector:
-        """A turn's vector with its neighbours' words (``context``), ``weight`` times as much as its own. The two
-        are encoded apart and summed: in one text, a long neighbour (a pasted document, a long answer) would
-        lengthen the turn and so shrink its own words' weight (BM25's length norm). Measured: LongMemEval session
-        recall_all@10 0.52 -> 0.72 and turn recall@10 0.64 -> 0.74; LoCoMo r@10 0.763 -> 0.760 (docs/benchmarks.md)."""
-        if not context or not weight:
-            return self.document(own)
-        mine, theirs = self._bm25.embed_document(own), self._bm25.embed_document(context)
-        merged = dict(zip(mine.indices, mine.values, strict=True))
-        for index, value in zip(theirs.indices, theirs.values, strict=True):
-            merged[index] = merged.get(index, 0.0) + weight * value
-        return SparseVector(list(merged), list(merged.values()))
+    def turn(self, own: Sequence[str], neighbours: Sequence[str], weight: float = 1.0) -> SparseVector:
+        """A turn's vector (its words: the texts in ``own``, read as one) with its neighbours' words, ``weight``
+        times as much as its own. The two are weighed apart and summed: in one text, a long neighbour (a pasted
+        document, a long answer) would lengthen the turn and so shrink its own words' weight (BM25's length norm).
+        Measured: LongMemEval session recall_all@10 0.52 -> 0.72 and turn recall@10 0.64 -> 0.74; LoCoMo r@10
+        0.763 -> 0.760 (docs/benchmarks.md).
+
+        Each text's words are counted once and kept (``counts``): a turn is its neighbours' neighbour, so a
+        session's add would otherwise tokenize each text up to seven times. The weights are BM25's, as
+        ``document`` gives them for the texts joined by spaces."""
+        if not neighbours or not weight:
+            return self.document(" ".join(own))
+        mine, theirs = self._summed(own), self._summed(neighbours)
+        indices, inverse = np.unique(np.concatenate([mine[0], theirs[0]]), return_inverse=True)
+        values = np.concatenate([self._weights(mine[1]), weight * self._weights(theirs[1])])
+        return SparseVector(indices.tolist(), np.bincount(inverse, weights=values).tolist())
 
     def query(self, text: str) -> SparseVector:
         vec = self._bm25.embed_query(text)
         return SparseVector(list(vec.indices), list(vec.values))
+
+    def counts(self, text: str) -> _Counts:
+        """A text's term ids and counts; kept for the latest texts of up to ``_COUNTED_CHARS`` characters (at
+        most ~40 MB of them)."""
+        return self._kept(text) if len(text) <= _COUNTED_CHARS else self._count(text)
+
+    def _count(self, text: str) -> _Counts:
+        vec = self._counter.embed_document(text)
+        values = np.asarray(vec.values, dtype=np.float64)
+        return np.asarray(vec.indices, dtype=np.int64), np.rint(values * _COUNT_K / (_COUNT_K + 1.0 - values))
+
+    def _summed(self, texts: Sequence[str]) -> _Counts:
+        """The counts of the texts read as one."""
+        if len(texts) == 1:
+            return self.counts(texts[0])
+        parts = [self.counts(t) for t in texts]
+        indices, inverse = np.unique(np.concatenate([p[0] for p in parts]), return_inverse=True)
+        summed = np.bincount(inverse, weights=np.concatenate([p[1] for p in parts])).astype(np.float64)
+        return indices.astype(np.int64), summed
+
+    def _weights(self, counts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """BM25's term-frequency weight of each count (``qdrant_edge.Bm25.embed_document``'s formula)."""
+        k1 = self._k1
+        norm = k1 * (1.0 - self._b + self._b * float(counts.sum()) / self._avg_len)
+        return counts * (k1 + 1.0) / (norm + counts)

@@ -40,8 +40,14 @@ from memadapt_core.backends.schema import (
     info_payload,
     read_info,
 )
-from memadapt_core.errors import MemadaptError, StoreError, StoreLockedError, StoreUnavailableError
-from memadapt_core.filters import FilterSpec
+from memadapt_core.errors import (
+    ConfigurationError,
+    MemadaptError,
+    StoreError,
+    StoreLockedError,
+    StoreUnavailableError,
+)
+from memadapt_core.filters import FilterSpec, scope_of
 from memadapt_core.redaction import redact_url, redact_urls
 from memadapt_core.sparse import SparseVector
 
@@ -75,8 +81,13 @@ class QdrantClientBackend:
         path: str | None = None,
         timeout: float = 10.0,
         shard_key: str | None = None,
+        idf_per_scope: bool = False,
     ) -> None:
         self.remote = url is not None
+        self._idf_per_scope = idf_per_scope  # BM25's word rarity counted in the searched scope (filters.scope_of)
+        if idf_per_scope and not hasattr(qm, "IdfCorpusParams"):
+            msg = "retrieval.idf_per_scope: needs qdrant-client 1.19 or later (pip install -U qdrant-client)"
+            raise ConfigurationError(msg)
         # Local mode is in-process Python; a server is network I/O: only the latter must leave the event loop.
         self.blocking_io = self.remote
         self._shard_key = shard_key
@@ -226,9 +237,12 @@ class QdrantClientBackend:
         reqs = [qm.QueryRequest(query=dense.tolist(), using=DENSE, filter=f, limit=limit, with_payload=False)]
         if sparse is not None and not sparse.is_empty():
             q = qm.SparseVector(indices=sparse.indices, values=sparse.values)
-            reqs.append(qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=False))
+            idf = None
+            if self._idf_per_scope:
+                idf = qm.SearchParams(idf=qm.IdfCorpusParams(corpus=client_filter(scope_of(flt))))
+            reqs.append(qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=False, params=idf))
             # The same word matches again, rescored by meaning: every candidate gets both signals (base.py).
-            lexical = qm.Prefetch(query=q, using=SPARSE, filter=f, limit=limit)
+            lexical = qm.Prefetch(query=q, using=SPARSE, filter=f, limit=limit, params=idf)
             reqs.append(
                 qm.QueryRequest(prefetch=[lexical], query=dense.tolist(), using=DENSE, limit=limit, with_payload=False)
             )

@@ -66,7 +66,7 @@ from memadapt_core.errors import (
     StoreFullError,
     StoreUnavailableError,
 )
-from memadapt_core.filters import FilterSpec
+from memadapt_core.filters import FilterSpec, scope_of
 from memadapt_core.record_codec import iso
 from memadapt_core.sparse import SparseVector
 
@@ -116,8 +116,10 @@ class EdgeBackend:
         durability: Durability = "fsync",
         sync_interval: float = 1.0,
         check_unclean: bool = True,
+        idf_per_scope: bool = False,
     ) -> None:
         self.root = Path(root)
+        self._idf_per_scope = idf_per_scope  # BM25's word rarity counted in the searched scope (filters.scope_of)
         self._check_unclean = check_unclean  # load an uncleanly closed store in a child first (edge_precheck.py)
         self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
         self.wal = WalSync(durability, sync_interval)
@@ -468,9 +470,12 @@ class EdgeBackend:
         ]
         if sparse is not None and not sparse.is_empty():
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
-            reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q))
+            idf = None
+            if self._idf_per_scope:
+                idf = qe.SearchParams(idf=qe.IdfParams(corpus=self._filter(scope_of(flt))))
+            reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q, params=idf))
             # The same word matches again, rescored by meaning: every candidate gets both signals (base.py).
-            lexical = qe.Prefetch(limit=limit, query=q, filter=f)
+            lexical = qe.Prefetch(limit=limit, query=q, filter=f, params=idf)
             reqs.append(
                 qe.QueryRequest(
                     limit=limit, prefetches=[lexical], with_payload=False,
