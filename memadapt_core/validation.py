@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -35,6 +36,7 @@ __all__ = [
     "parse_text",
     "parse_time_range",
     "refuse_surrogates",
+    "storable_line",
 ]
 
 # Metadata is stored apart from system fields, but a key that names one is almost surely a mistake (or an
@@ -246,6 +248,18 @@ def check_storable(field: str, value: object) -> None:
     names the field (naming every field on the way cost half of a bulk import's validation)."""
     if not _storable(value, 1):
         _check_json(field, field, value, 1)
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # "\ud800": JSON's way to write half a character
+
+
+def storable_line(line: str, values: Iterable[object]) -> bool:
+    """True when ``check_storable`` would pass the ``values`` parsed from one JSON ``line``; False when it might not
+    (then run it). A line that holds no surrogate, even escaped, gives only strings UTF-8 can encode, so they are
+    not walked: a fifth of a bulk import went to walking them."""
+    if _ESCAPED_SURROGATE.search(line) is not None or not (line.isascii() or _encodes(line)):
+        return all(_storable(v, 1) for v in values)
+    return all(v is None or isinstance(v, str | bool) or _storable(v, 1) for v in values)
 
 
 def _storable(value: object, depth: int) -> bool:

@@ -37,6 +37,7 @@ from memadapt_core.validation import (
     parse_scope,
     parse_speaker,
     parse_text,
+    storable_line,
 )
 
 from . import reads
@@ -86,7 +87,9 @@ def parse_export_line(line: str, number: int, max_chars: int) -> tuple[MemoryRec
     if record.scope.is_empty():
         raise ValidationError(where, "has no user_id, agent_id or session_id")
     try:  # what the parsers refuse from a caller, an import line must not smuggle in
-        check_storable("record", [record.model_dump(exclude={"metadata"}), [e.model_dump() for e in history]])
+        values = [v for k, v in record.__dict__.items() if k != "metadata"]
+        if not storable_line(line, values + [v for e in history for v in e.__dict__.values()]):
+            check_storable("record", [record.model_dump(exclude={"metadata"}), [e.model_dump() for e in history]])
         Scope.of(record.user_id, record.agent_id, record.session_id)
         text = parse_text("text", record.text, max_chars)
         for field in ("role", "name", "external_id"):
