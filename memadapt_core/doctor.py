@@ -59,8 +59,7 @@ def check(options: dict[str, Any], export_to: str | Path, log_export_to: str | P
     match the seal), ``error`` (why it could not be read), ``verdict``. If the store is not whole, its write-ahead
     log is replayed too (exported to ``log_export_to``, by default beside ``export_to``): ``log`` reports it."""
     report = _child(["store", json.dumps(options), str(export_to)])
-    in_use = str(report.get("error", "")).startswith("StoreLockedError")  # not damaged: its log is being written
-    if not _store_ok(report) and not in_use:
+    if not _store_ok(report) and not _in_use(report):  # a store in use is not damaged: its log is being written
         log_to = Path(log_export_to) if log_export_to is not None else Path(f"{export_to}.log.jsonl")
         with tempfile.TemporaryDirectory(prefix="memadapt-doctor-log-") as scratch:
             log = _child(["log", json.dumps(options), str(log_to), scratch])
@@ -69,10 +68,14 @@ def check(options: dict[str, Any], export_to: str | Path, log_export_to: str | P
     return report
 
 
+def _in_use(report: dict[str, Any]) -> bool:
+    return str(report.get("error", "")).startswith("StoreLockedError")
+
+
 def _verdict(report: dict[str, Any]) -> str:
     if _store_ok(report):
         return "ok: every record the store counts reads back"
-    if str(report.get("error", "")).startswith("StoreLockedError"):
+    if _in_use(report):
         return "in use: another process holds the store; close it there, then run doctor again"
     if not report.get("opened") or "error" in report:
         found = f"damaged: the store cannot be read ({report.get('error', 'no report')})"

@@ -27,6 +27,7 @@ __all__ = [
     "VectorBackend",
     "VectorUpdate",
     "named_vectors",
+    "replaced_vectors",
     "stored_point",
     "with_rescored",
 ]
@@ -157,6 +158,18 @@ def named_vectors(point: StoredPoint, sparse: Callable[[SparseVector], Any]) -> 
         vectors["dense"] = point.dense.tolist()
     if point.sparse is not None and not point.sparse.is_empty():
         vectors["bm25"] = sparse(point.sparse)
+    return vectors
+
+
+def replaced_vectors(update: VectorUpdate, sparse: Callable[[SparseVector], Any]) -> dict[str, Any]:
+    """The vectors a ``set_vectors`` update replaces, as both Qdrant libraries take them (an empty sparse vector
+    too: it replaces the stored one)."""
+    _, sv, dv = update
+    vectors: dict[str, Any] = {}
+    if sv is not None:
+        vectors["bm25"] = sparse(sv)
+    if dv is not None:
+        vectors["dense"] = dv.tolist()
     return vectors
 
 

@@ -27,6 +27,7 @@ from memadapt_core.backends.base import (
     StoredPoint,
     VectorUpdate,
     named_vectors,
+    replaced_vectors,
     stored_point,
     with_rescored,
 )
@@ -60,15 +61,6 @@ _NO_HISTORY = qm.PayloadSelectorExclude(exclude=["history"])  # search hits need
 
 def _client_sparse(v: SparseVector) -> qm.SparseVector:
     return qm.SparseVector(indices=v.indices, values=v.values)
-
-
-def _client_vectors(sparse: SparseVector | None, dense: npt.NDArray[np.float32] | None) -> dict[str, Any]:
-    vectors: dict[str, Any] = {}
-    if sparse is not None:
-        vectors[SPARSE] = _client_sparse(sparse)
-    if dense is not None:
-        vectors[DENSE] = dense.tolist()
-    return vectors
 
 
 class QdrantClientBackend:
@@ -203,7 +195,7 @@ class QdrantClientBackend:
 
     def set_vectors(self, updates: Sequence[VectorUpdate]) -> None:
         if updates:
-            pts = [qm.PointVectors(id=pid, vector=_client_vectors(sv, dv)) for pid, sv, dv in updates]
+            pts = [qm.PointVectors(id=u[0], vector=replaced_vectors(u, _client_sparse)) for u in updates]
             self._call(lambda c: c.update_vectors(self.collection, pts, wait=True, **self._sk))
 
     def flush(self) -> None:

@@ -39,6 +39,7 @@ from memadapt_core.backends.base import (
     StoredPoint,
     VectorUpdate,
     named_vectors,
+    replaced_vectors,
     stored_point,
     with_rescored,
 )  # fmt: skip
@@ -81,15 +82,6 @@ _DECODE_FAILURES = ("Failed to decode value", "Failed to deserialize")
 
 def _edge_sparse(v: SparseVector) -> qe.SparseVector:
     return qe.SparseVector(v.indices, v.values)
-
-
-def _edge_vectors(sparse: SparseVector | None, dense: npt.NDArray[np.float32] | None) -> dict[str, Any]:
-    vectors: dict[str, Any] = {}
-    if sparse is not None:
-        vectors[SPARSE] = _edge_sparse(sparse)
-    if dense is not None:
-        vectors[DENSE] = dense.tolist()
-    return vectors
 
 
 def _point(record: Any, *, with_vectors: bool = False) -> StoredPoint | None:
@@ -428,7 +420,7 @@ class EdgeBackend:
 
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
                 homes = self._homes(shard, [rid for rid, _, _ in updates])
-                pv = [qe.PointVectors(homes[rid], _edge_vectors(sv, dv)) for rid, sv, dv in updates if rid in homes]
+                pv = [qe.PointVectors(homes[u[0]], replaced_vectors(u, _edge_sparse)) for u in updates if u[0] in homes]
                 return qe.UpdateOperation.update_vectors(pv) if pv else None
 
             self._write(build)

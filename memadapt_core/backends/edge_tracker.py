@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["MAPPINGS", "VERSIONS", "TrackerReport", "read_trackers"]
+__all__ = ["MAPPINGS", "VERSIONS", "TrackerReport", "read_mappings", "read_trackers"]
 
 MAPPINGS, VERSIONS = "mutable_id_tracker.mappings", "mutable_id_tracker.versions"
 _INSERT_NUM, _INSERT_UUID, _DELETE_NUM, _DELETE_UUID = 1, 2, 3, 4

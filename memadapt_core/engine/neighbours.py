@@ -19,10 +19,10 @@ from typing import Any
 
 from memadapt_core.backends.base import StoredPoint, VectorUpdate
 from memadapt_core.filters import FilterSpec
-from memadapt_core.record_codec import dense_text, payload_scope, said_on, turn_texts
+from memadapt_core.record_codec import dense_text, payload_scope, said_on
 
 from .resources import Resources
-from .writes import session_filter
+from .writes import session_filter, turn_sparse
 
 __all__ = ["reindex_around"]
 
@@ -73,10 +73,7 @@ def reindex_around(store: Resources, changed: list[StoredPoint]) -> None:
             lo, hi = here - cfg.context_next, here + cfg.context_prev + 1
         texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in seq]
         for i in range(max(0, lo), min(len(seq), hi)):
-            words_before = texts[max(0, i - cfg.context_prev) : i]
-            words_after = texts[i + 1 : i + 1 + cfg.context_next]
-            said = said_on(seq[i].payload, cfg.index_dates)
-            sparse = store.sparse.turn(*turn_texts(texts[i], words_before, words_after, said), cfg.context_weight)
+            sparse = turn_sparse(store, texts, i, said_on(seq[i].payload, cfg.index_dates))
             updates[seq[i].id] = (seq[i].id, sparse, None)
     if updates:
         store.backend.set_vectors(list(updates.values()))

@@ -4,8 +4,9 @@ neighbouring turns) to upsert."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import numpy as np
@@ -28,6 +29,7 @@ from memadapt_core.record_codec import (
     turn_texts,
     utcnow,
 )
+from memadapt_core.sparse import SparseVector
 from memadapt_core.validation import parse_kind, parse_messages, parse_metadata, parse_moment, parse_scope
 
 from .resources import Resources
@@ -42,6 +44,7 @@ __all__ = [
     "refresh_replaced",
     "resolve_existing",
     "session_filter",
+    "turn_sparse",
 ]
 
 Conflict = Literal["skip", "replace"]
@@ -196,7 +199,6 @@ def build_points(
     ``needs_vectors``).
     """
     cfg = store.settings.retrieval
-    enc = store.sparse
     new_ids = {d.record.id for d in plan.to_store}
     prev = [p for p in previous if p.id not in new_ids][::-1]  # oldest first
     prev_texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in prev]
@@ -213,22 +215,26 @@ def build_points(
         payload = payload_of(draft.record, draft.history, cap=store.history_cap)
         said = said_on(payload, cfg.index_dates)
         if use_context:
-            before, after = seq[max(0, pos - cfg.context_prev) : pos], seq[pos + 1 : pos + 1 + cfg.context_next]
-            sparse = enc.turn(*turn_texts(seq[pos], before, after, said), cfg.context_weight)
+            sparse = turn_sparse(store, seq, pos, said)
         else:
-            sparse = enc.document(sparse_text(draft.indexed, said=said))
+            sparse = store.sparse.document(sparse_text(draft.indexed, said=said))
         points.append(StoredPoint(draft.record.id, payload, dense[i], sparse))
     updates: list[VectorUpdate] = []
     if use_context and cfg.context_next:
         for j in range(max(0, len(prev) - cfg.context_next), len(prev)):
-            words_before = seq[max(0, j - cfg.context_prev) : j]
-            words_after = seq[j + 1 : j + 1 + cfg.context_next]
-            said = said_on(prev[j].payload, cfg.index_dates)
-            sv = enc.turn(*turn_texts(seq[j], words_before, words_after, said), cfg.context_weight)
+            sv = turn_sparse(store, seq, j, said_on(prev[j].payload, cfg.index_dates))
             updates.append((prev[j].id, sv, prev_dense if j == len(prev) - 1 else None))
     elif prev_dense is not None:
         updates.append((prev[-1].id, None, prev_dense))
     return points, updates
+
+
+def turn_sparse(store: Resources, texts: Sequence[str], i: int, said: datetime | None) -> SparseVector:
+    """The sparse vector of turn ``i`` of a session's ``texts`` (oldest first): its words and those of the turns
+    in its context window (``context_prev`` before, ``context_next`` after)."""
+    cfg = store.settings.retrieval
+    before, after = texts[max(0, i - cfg.context_prev) : i], texts[i + 1 : i + 1 + cfg.context_next]
+    return store.sparse.turn(*turn_texts(texts[i], before, after, said), cfg.context_weight)
 
 
 def needs_vectors(store: Resources) -> bool:
