@@ -109,10 +109,13 @@ class RetrievalSettings(BaseModel):
     )
     index_dates: bool = Field(True, description="index a message's sparse vector with the date it was said")
     bm25_avg_len: float = Field(48.0, gt=0, description="average indexed length in tokens, for BM25's length norm")
-    idf_per_scope: bool = Field(
-        False,
-        description="how rare a word is, for BM25, counted in the searched scope's memories, not the whole store: "
-        "one tenant's memories never change another's ranking (a Qdrant server needs 1.19 or later)",
+    scope_idf: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="share of BM25 whose word rarity is counted in the searched scope's memories, the rest in the "
+        "whole store's (1: one tenant's memories never change another's ranking; 0: the store's only; a Qdrant "
+        "server needs 1.19 or later for more than 0)",
     )
 
 

@@ -50,7 +50,7 @@ class FilterSpec:
 
 def scope_of(flt: FilterSpec) -> FilterSpec:
     """Only the scope ``flt`` reads in (its user, agent and session): the corpus a per-scope statistic is counted
-    over (BM25's word rarity with ``retrieval.idf_per_scope``), whatever else the read is restricted to."""
+    over (BM25's word rarity with ``retrieval.scope_idf``), whatever else the read is restricted to."""
     return FilterSpec(
         user_id=flt.user_id, agent_id=flt.agent_id, session_id=flt.session_id, exact_scope=flt.exact_scope
     )

@@ -1,7 +1,7 @@
 """BM25 sparse vectors with Qdrant's own tokenizer and token ids, so the embedded store and a server agree.
 
 Stemming and stopword removal come from ``qdrant_edge.Bm25``; the IDF part is the collection's ``Modifier.IDF``,
-counted over the whole collection or, with ``retrieval.idf_per_scope``, over the searched scope (the backends).
+counted over the whole collection and over the searched scope, blended by ``retrieval.scope_idf`` (the backends).
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ __all__ = [
     "StoredPoint",
     "VectorBackend",
     "VectorUpdate",
+    "blended_sparse",
+    "idf_corpora",
     "named_vectors",
     "replaced_vectors",
     "stored_point",
@@ -173,15 +175,39 @@ def replaced_vectors(update: VectorUpdate, sparse: Callable[[SparseVector], Any]
     return vectors
 
 
-def with_rescored(results: list[list[Candidate]]) -> tuple[list[Candidate], list[Candidate]]:
+def idf_corpora(scope_idf: float) -> tuple[bool, ...]:
+    """The BM25 requests a search sends for ``retrieval.scope_idf``, as "is word rarity counted in the searched
+    scope?" for each: the store's alone, the scope's alone, or both, blended by ``blended_sparse``."""
+    if scope_idf <= 0:
+        return (False,)
+    return (True,) if scope_idf >= 1 else (False, True)
+
+
+def blended_sparse(store_wide: list[Candidate], scoped: list[Candidate], scope_idf: float) -> list[Candidate]:
+    """One BM25 list from two rankings of the same words, one with word rarity counted in the whole store and one
+    in the searched scope: each candidate's ``(1 - scope_idf) x`` its store-wide score plus ``scope_idf x`` its
+    scoped one (0 where a list does not hold it), best first. Still BM25's units: both scores are BM25's.
+
+    Neither count alone is best (docs/benchmarks.md): the scope's own statistics fit a long conversation between
+    the same people (LoCoMo), the store's are steadier for a scope of many unrelated chats (LongMemEval); their
+    mean gained on both."""
+    mixed = {key: (1.0 - scope_idf) * score for key, score in store_wide}
+    for key, score in scoped:
+        mixed[key] = mixed.get(key, 0.0) + scope_idf * score
+    return sorted(mixed.items(), key=_score, reverse=True)
+
+
+def with_rescored(results: list[list[Candidate]], scope_idf: float = 0.0) -> tuple[list[Candidate], list[Candidate]]:
     """``[dense, sparse, sparse rescored by the dense vector]`` as ``(dense, sparse)``: the dense list holds the
     sparse candidates' cosines too, best first. A memory found only by its words would otherwise count as
-    meaning nothing at all in the fusion (measured on LoCoMo: docs/benchmarks.md)."""
-    if len(results) < 3 or not results[2]:
-        return results[0], (results[1] if len(results) > 1 else [])
-    dense, sparse, rescored = results
+    meaning nothing at all in the fusion (measured on LoCoMo: docs/benchmarks.md). With two BM25 lists
+    (``idf_corpora``: ``[dense, store-wide, scoped, rescored]``) the sparse list is their blend."""
+    dense = results[0]
+    if len(results) < 3:
+        return dense, (results[1] if len(results) > 1 else [])
+    sparse = results[1] if len(results) == 3 else blended_sparse(results[1], results[2], scope_idf)
     known = {key for key, _ in dense}
-    extra = [c for c in rescored if c[0] not in known]
+    extra = [c for c in results[-1] if c[0] not in known]
     if extra:
         dense = sorted(dense + extra, key=_score, reverse=True)
     return dense, sparse

@@ -8,6 +8,7 @@ missing collection is ``ValueError`` locally but ``UnexpectedResponse`` remotely
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -26,6 +27,7 @@ from memadapt_core.backends.base import (
     PointKey,
     StoredPoint,
     VectorUpdate,
+    idf_corpora,
     named_vectors,
     replaced_vectors,
     stored_point,
@@ -52,6 +54,8 @@ from memadapt_core.filters import FilterSpec, scope_of
 from memadapt_core.redaction import redact_url, redact_urls
 from memadapt_core.sparse import SparseVector
 
+log = logging.getLogger("memadapt")
+
 __all__ = ["QdrantClientBackend"]
 
 T = TypeVar("T")
@@ -73,13 +77,17 @@ class QdrantClientBackend:
         path: str | None = None,
         timeout: float = 10.0,
         shard_key: str | None = None,
-        idf_per_scope: bool = False,
+        scope_idf: float = 0.0,
+        scope_idf_required: bool = False,
     ) -> None:
         self.remote = url is not None
-        self._idf_per_scope = idf_per_scope  # BM25's word rarity counted in the searched scope (filters.scope_of)
-        if idf_per_scope and not hasattr(qm, "IdfCorpusParams"):
-            msg = "retrieval.idf_per_scope: needs qdrant-client 1.19 or later (pip install -U qdrant-client)"
-            raise ConfigurationError(msg)
+        if scope_idf and not hasattr(qm, "IdfCorpusParams"):  # qdrant-client before 1.19
+            msg = "retrieval.scope_idf: needs qdrant-client 1.19 or later (pip install -U qdrant-client)"
+            if scope_idf_required:
+                raise ConfigurationError(msg)
+            log.warning("%s; word rarity is counted in the whole store", msg)
+            scope_idf = 0.0
+        self._scope_idf = scope_idf  # BM25's share with word rarity counted in the searched scope (base.idf_corpora)
         # Local mode is in-process Python; a server is network I/O: only the latter must leave the event loop.
         self.blocking_io = self.remote
         self._shard_key = shard_key
@@ -229,20 +237,26 @@ class QdrantClientBackend:
         reqs = [qm.QueryRequest(query=dense.tolist(), using=DENSE, filter=f, limit=limit, with_payload=False)]
         if sparse is not None and not sparse.is_empty():
             q = qm.SparseVector(indices=sparse.indices, values=sparse.values)
-            idf = None
-            if self._idf_per_scope:
-                idf = qm.SearchParams(idf=qm.IdfCorpusParams(corpus=client_filter(scope_of(flt))))
-            reqs.append(qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=False, params=idf))
-            # The same word matches again, rescored by meaning: every candidate gets both signals (base.py).
-            lexical = qm.Prefetch(query=q, using=SPARSE, filter=f, limit=limit, params=idf)
+            lexical = []
+            for in_scope in idf_corpora(self._scope_idf):
+                params = (
+                    qm.SearchParams(idf=qm.IdfCorpusParams(corpus=client_filter(scope_of(flt)))) if in_scope else None
+                )
+                reqs.append(
+                    qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=False, params=params)
+                )
+                lexical.append(qm.Prefetch(query=q, using=SPARSE, filter=f, limit=limit, params=params))
+            # The same words match again, rescored by meaning: every candidate gets both signals (base.py).
             reqs.append(
-                qm.QueryRequest(prefetch=[lexical], query=dense.tolist(), using=DENSE, limit=limit, with_payload=False)
+                qm.QueryRequest(
+                    prefetch=lexical, query=dense.tolist(), using=DENSE, limit=limit * len(lexical), with_payload=False
+                )
             )
         if self._shard_key:
             reqs = [r.model_copy(update={"shard_key": self._shard_key}) for r in reqs]
         res = self._call(lambda c: c.query_batch_points(self.collection, reqs))
         out: list[list[Candidate]] = [[(str(p.id), float(p.score)) for p in r.points] for r in res]
-        return with_rescored(out)
+        return with_rescored(out, self._scope_idf)
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
         found = self._retrieve([str(k) for k in keys], _NO_HISTORY, False)

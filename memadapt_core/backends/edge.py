@@ -38,6 +38,7 @@ from memadapt_core.backends.base import (
     PointKey,
     StoredPoint,
     VectorUpdate,
+    idf_corpora,
     named_vectors,
     replaced_vectors,
     stored_point,
@@ -108,10 +109,10 @@ class EdgeBackend:
         durability: Durability = "fsync",
         sync_interval: float = 1.0,
         check_unclean: bool = True,
-        idf_per_scope: bool = False,
+        scope_idf: float = 0.0,
     ) -> None:
         self.root = Path(root)
-        self._idf_per_scope = idf_per_scope  # BM25's word rarity counted in the searched scope (filters.scope_of)
+        self._scope_idf = scope_idf  # BM25's share with word rarity counted in the searched scope (base.idf_corpora)
         self._check_unclean = check_unclean  # load an uncleanly closed store in a child first (edge_precheck.py)
         self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
         self.wal = WalSync(durability, sync_interval)
@@ -455,28 +456,34 @@ class EdgeBackend:
         limit: int,
     ) -> tuple[list[Candidate], list[Candidate]]:
         f = self._filter(flt)
-        reqs = [
-            qe.QueryRequest(
-                limit=limit, filter=f, with_payload=False, query=qe.Query.Nearest(dense.tolist(), using=DENSE)
-            )
-        ]
+        vector = dense.tolist()
+        reqs = [qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=qe.Query.Nearest(vector, using=DENSE))]
         if sparse is not None and not sparse.is_empty():
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
-            idf = None
-            if self._idf_per_scope:
-                idf = qe.SearchParams(idf=qe.IdfParams(corpus=self._filter(scope_of(flt))))
-            reqs.append(qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=q, params=idf))
-            # The same word matches again, rescored by meaning: every candidate gets both signals (base.py).
-            lexical = qe.Prefetch(limit=limit, query=q, filter=f, params=idf)
-            reqs.append(
-                qe.QueryRequest(
-                    limit=limit, prefetches=[lexical], with_payload=False,
-                    query=qe.Query.Nearest(dense.tolist(), using=DENSE),
+            corpora = idf_corpora(self._scope_idf)
+            scoped = qe.SearchParams(idf=qe.IdfParams(corpus=self._filter(scope_of(flt)))) if True in corpora else None
+            for in_scope in corpora:
+                reqs.append(
+                    qe.QueryRequest(
+                        limit=limit, filter=f, with_payload=False, query=q, params=scoped if in_scope else None
+                    )
                 )
-            )  # fmt: skip
         results = self._call(lambda s: s.query_batch(qe.QueryBatchRequest(reqs)))
         out: list[list[Candidate]] = [[(p.id, p.score) for p in res] for res in results]
-        return with_rescored(out)
+        if len(out) > 1:
+            # The memories found only by their words get their cosines too (base.with_rescored): by id, under the
+            # same filter, rather than by running the word searches again as a server's single request does.
+            known = {key for key, _ in out[0]}
+            words_only: set[Any] = {key for found in out[1:] for key, _ in found if key not in known}
+            rescored: list[Candidate] = []
+            if words_only:
+                by_id = qe.Filter(must=[qe.HasIdCondition(words_only), f])
+                req = qe.QueryRequest(
+                    limit=len(words_only), filter=by_id, with_payload=False, query=qe.Query.Nearest(vector, using=DENSE)
+                )
+                rescored = [(p.id, p.score) for p in self._call(lambda s: s.query(req))]
+            out.append(rescored)
+        return with_rescored(out, self._scope_idf)
 
     def points(self, keys: Sequence[PointKey]) -> dict[PointKey, dict[str, Any]]:
         """The hot path of search. Cached points come from the payload cache (read-only: see _payload_cache.py);

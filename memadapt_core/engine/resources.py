@@ -100,7 +100,8 @@ class Resources:
     def _open_backend(self) -> VectorBackend:
         s = self.settings
         kind = s.resolved_backend()
-        per_scope = s.retrieval.idf_per_scope
+        scope_idf = s.retrieval.scope_idf
+        required = "scope_idf" in s.retrieval.model_fields_set  # named by the user, not the default
         if kind == "qdrant":
             if not s.url:
                 msg = "url: the qdrant backend needs a server url (or use backend='qdrant-local')"
@@ -109,14 +110,21 @@ class Resources:
 
             key = s.api_key.get_secret_value() if s.api_key else None
             return QdrantClientBackend(
-                url=s.url, api_key=key, timeout=s.timeout, shard_key=s.shard_key, idf_per_scope=per_scope
+                url=s.url,
+                api_key=key,
+                timeout=s.timeout,
+                shard_key=s.shard_key,
+                scope_idf=scope_idf,
+                scope_idf_required=required,
             )
         if kind == "qdrant-local":
             from memadapt_core.backends.client import QdrantClientBackend
 
             if s.path:
-                return QdrantClientBackend(path=s.path, idf_per_scope=per_scope)
-            return QdrantClientBackend(location=s.location or ":memory:", idf_per_scope=per_scope)
+                return QdrantClientBackend(path=s.path, scope_idf=scope_idf, scope_idf_required=required)
+            return QdrantClientBackend(
+                location=s.location or ":memory:", scope_idf=scope_idf, scope_idf_required=required
+            )
         from memadapt_core.backends.edge import EdgeBackend
 
         if s.location is not None and s.location != ":memory:":
@@ -130,7 +138,7 @@ class Resources:
         return EdgeBackend(
             folder, min_free_disk_mb=s.min_free_disk_mb, vacuum_after_deletes=s.vacuum_after_deletes,
             payload_cache=s.payload_cache, payload_cache_bytes=s.payload_cache_mb * 2**20, durability=durability,
-            sync_interval=s.sync_interval, check_unclean=s.check_unclean_open, idf_per_scope=per_scope,
+            sync_interval=s.sync_interval, check_unclean=s.check_unclean_open, scope_idf=scope_idf,
         )  # fmt: skip
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
