@@ -237,11 +237,13 @@ class QdrantClientBackend:
         reqs = [qm.QueryRequest(query=dense.tolist(), using=DENSE, filter=f, limit=limit, with_payload=False)]
         if sparse is not None and not sparse.is_empty():
             q = qm.SparseVector(indices=sparse.indices, values=sparse.values)
+            corpora = idf_corpora(self._scope_idf)
+            scoped = (
+                qm.SearchParams(idf=qm.IdfCorpusParams(corpus=client_filter(scope_of(flt)))) if any(corpora) else None
+            )
             lexical = []
-            for in_scope in idf_corpora(self._scope_idf):
-                params = (
-                    qm.SearchParams(idf=qm.IdfCorpusParams(corpus=client_filter(scope_of(flt)))) if in_scope else None
-                )
+            for in_scope in corpora:
+                params = scoped if in_scope else None
                 reqs.append(
                     qm.QueryRequest(query=q, using=SPARSE, filter=f, limit=limit, with_payload=False, params=params)
                 )

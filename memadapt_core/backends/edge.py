@@ -461,7 +461,7 @@ class EdgeBackend:
         if sparse is not None and not sparse.is_empty():
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             corpora = idf_corpora(self._scope_idf)
-            scoped = qe.SearchParams(idf=qe.IdfParams(corpus=self._filter(scope_of(flt)))) if True in corpora else None
+            scoped = qe.SearchParams(idf=qe.IdfParams(corpus=self._filter(scope_of(flt)))) if any(corpora) else None
             for in_scope in corpora:
                 reqs.append(
                     qe.QueryRequest(
