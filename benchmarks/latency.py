@@ -92,6 +92,7 @@ def run_memadapt(backend: str, n: int, n_queries: int) -> dict[str, Any]:
 
 def _run_memadapt(backend: str, n: int, n_queries: int, folder: str) -> dict[str, Any]:
     from memadapt_core import Memory
+    from memadapt_core.models import Scope
 
     data = corpus(n)
     if backend == "edge-nocache":
@@ -121,12 +122,13 @@ def _run_memadapt(backend: str, n: int, n_queries: int, folder: str) -> dict[str
         mem.search(q, user_id=user, limit=10)  # warm-up
     e2e, engine = [], []
     embedder = mem.embedder
-    vectors = {q: embedder.embed_query(q) for _, q in qs}  # for the engine-only pass, computed outside both loops
+    # for the engine-only pass, computed outside both loops (with each scope's token weights, as search does)
+    vectors = {q: embedder.embed_query(q, mem._live().weights(Scope(user_id=user))) for user, q in qs}
     for user, q in qs:
         t = time.perf_counter()
         mem.search(q, user_id=user, limit=10)
         e2e.append((time.perf_counter() - t) * 1e3)
-    embedder.embed_query = lambda text: vectors[text]  # type: ignore[method-assign]  # engine-only: no embedding
+    embedder.embed_query = lambda text, weights=None: vectors[text]  # type: ignore[method-assign]  # engine-only
     for user, q in qs:
         t = time.perf_counter()
         mem.search(q, user_id=user, limit=10)

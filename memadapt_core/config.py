@@ -147,6 +147,10 @@ class EmbedderSettings(_RedactedURLs, BaseModel):
     api_key: SecretStr | None = None
     model_path: str | None = None  # fastembed: a local ONNX model folder
     timeout: float = Field(30.0, gt=0)
+    pooling: Literal["mean", "scope_idf"] | None = Field(
+        None, description="token vectors' pooling: a new store 'scope_idf' when the embedder can weigh tokens; a "
+        "store keeps the one it was made with (docs/storage.md)",
+    )  # fmt: skip
 
     @field_serializer("base_url", when_used="json")
     def _redacted(self, url: str | None) -> str | None:
@@ -292,6 +296,9 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     # prepares its next 32 MiB segment in the background: 128 MiB covers both plus a batch (see README).
     min_free_disk_mb: int = Field(
         128, ge=0, description="embedded store: refuse to open or write below this much free disk (0: never)"
+    )
+    pooling_scopes: int = Field(
+        256, ge=1, description="scopes whose token counts (embedder.pooling 'scope_idf') stay in memory, ~128 KiB each"
     )
     payload_cache: int = Field(
         100_000, ge=0, description="embedded store: records whose decoded payloads stay in memory (0: none)"

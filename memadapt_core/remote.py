@@ -221,6 +221,12 @@ class AsyncRemoteMemory(RemoteBase):
         data = await self._send(self._ids("/v1/vectors", ids, _scope(user_id, agent_id, session_id)))
         return dict(data["vectors"])
 
+    async def query_vector(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> builtins.list[float]:
+        data = await self._send(self._embed(query, _scope(user_id, agent_id, session_id)))
+        return [float(x) for x in data["vector"]]
+
     async def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
         kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None,
@@ -424,6 +430,12 @@ class RemoteMemory(RemoteBase):
     ) -> dict[str, builtins.list[float]]:  # fmt: skip
         data = self._send(self._ids("/v1/vectors", ids, _scope(user_id, agent_id, session_id)))
         return dict(data["vectors"])
+
+    def query_vector(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> builtins.list[float]:
+        data = self._send(self._embed(query, _scope(user_id, agent_id, session_id)))
+        return [float(x) for x in data["vector"]]
 
     def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,

@@ -224,8 +224,8 @@ class RemoteBase:
         return _Call("GET", "/v1/profile", params=params)
 
     @staticmethod
-    def _embed(text: str) -> _Call:
-        return _Call("POST", "/v1/embed", json={"query": text})
+    def _embed(text: str, scope: dict[str, Any] | None = None) -> _Call:
+        return _Call("POST", "/v1/embed", json={"query": text, **(scope or {})})
 
     @staticmethod
     def _read(call: _Call, response: httpx.Response) -> Any:

@@ -89,6 +89,9 @@ class MemadaptRetriever(ValidatedRetriever):
             "filters": self.filters,
         }
 
+    def _scope_ids(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "agent_id": self.agent_id, "session_id": self.session_id}
+
     def _mmr_args(self, k: int | None) -> dict[str, Any]:
         args = self._search_args(k)
         args["limit"] = min(max(args["limit"], self.fetch_k), self._sync.settings.max_limit)
@@ -101,8 +104,8 @@ class MemadaptRetriever(ValidatedRetriever):
             return [hit_to_document(hit) for hit in self._sync.search(query, **self._search_args(k))]
         hits = self._sync.search(query, **self._mmr_args(k))
         vectors = self._sync.vectors([hit.record.id for hit in hits])
-        picked = mmr_pick(self._sync.embedder.embed_query(query), hits, vectors, self.k if k is None else k,
-                          self.lambda_mult, id_of=_hit_id)  # fmt: skip
+        qvec = self._sync.query_vector(query, **self._scope_ids())
+        picked = mmr_pick(qvec, hits, vectors, self.k if k is None else k, self.lambda_mult, id_of=_hit_id)
         return [hit_to_document(hit) for hit in picked]
 
     async def _aget_relevant_documents(
@@ -112,8 +115,8 @@ class MemadaptRetriever(ValidatedRetriever):
             return [hit_to_document(hit) for hit in await self._async.search(query, **self._search_args(k))]
         hits = await self._async.search(query, **self._mmr_args(k))
         vectors = await self._async.vectors([hit.record.id for hit in hits])
-        picked = mmr_pick(await self._async.embedder.aembed_query(query), hits, vectors, self.k if k is None else k,
-                          self.lambda_mult, id_of=_hit_id)  # fmt: skip
+        qvec = await self._async.query_vector(query, **self._scope_ids())
+        picked = mmr_pick(qvec, hits, vectors, self.k if k is None else k, self.lambda_mult, id_of=_hit_id)
         return [hit_to_document(hit) for hit in picked]
 
 

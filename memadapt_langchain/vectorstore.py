@@ -159,7 +159,7 @@ class MemadaptVectorStore(VectorStore):
         )
         records = [hit.record for hit in hits]
         vectors = self._sync.vectors([r.id for r in records], **self._scope)
-        picked = mmr_pick(self._sync.embedder.embed_query(query), records, vectors, k, lambda_mult)
+        picked = mmr_pick(self._sync.query_vector(query, **self._scope), records, vectors, k, lambda_mult)
         return [_document(r) for r in picked]
 
     async def amax_marginal_relevance_search(
@@ -171,7 +171,7 @@ class MemadaptVectorStore(VectorStore):
         )
         records = [hit.record for hit in hits]
         vectors = await self._async.vectors([r.id for r in records], **self._scope)
-        picked = mmr_pick(await self._async.embedder.aembed_query(query), records, vectors, k, lambda_mult)
+        picked = mmr_pick(await self._async.query_vector(query, **self._scope), records, vectors, k, lambda_mult)
         return [_document(r) for r in picked]
 
     def max_marginal_relevance_search_by_vector(

@@ -69,6 +69,7 @@ class CollectionInfo:
     name: str
     embedder: str
     dim: int
+    pooling: str = "mean"  # how the embedder pooled token vectors ("scope_idf": memadapt_core.token_stats)
 
 
 class VectorBackend(Protocol):
@@ -80,8 +81,10 @@ class VectorBackend(Protocol):
     def collections(self) -> list[str]:
         """The names of the collections the store already holds (opening none of them)."""
 
-    def open_collection(self, info: CollectionInfo) -> None:
-        """Create the collection with its indexes, or open it and check it was made by the same embedder."""
+    def open_collection(self, info: CollectionInfo) -> str:
+        """Create the collection with its indexes, or open it and check it was made by the same embedder. Returns
+        the pooling its vectors were made with: ``info``'s for a new collection, the recorded one for an existing
+        collection ("mean" if it recorded none)."""
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         """Insert or replace whole points (vectors and payload) in one durable write."""

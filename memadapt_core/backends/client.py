@@ -8,6 +8,7 @@ missing collection is ``ValueError`` locally but ``UnexpectedResponse`` remotely
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -137,7 +138,7 @@ class QdrantClientBackend:
     def collections(self) -> list[str]:
         return sorted(c.name for c in self._call(lambda c: c.get_collections()).collections)
 
-    def open_collection(self, info: CollectionInfo) -> None:
+    def open_collection(self, info: CollectionInfo) -> str:
         self.collection = info.name
         exists = self._call(lambda c: c.collection_exists(info.name))
         if exists:
@@ -145,7 +146,8 @@ class QdrantClientBackend:
             found = read_info(pts[0].payload or {}) if pts else None
             check_embedder(found, info, "")
             if found is not None:
-                return
+                return found.pooling
+            info = dataclasses.replace(info, pooling="mean")  # made before the info point: vectors mean-pooled
         else:
             self._call(
                 lambda c: c.create_collection(
@@ -161,6 +163,7 @@ class QdrantClientBackend:
                 wait=True, **self._sk,
             )
         )  # fmt: skip
+        return info.pooling
 
     def _create_indexes(self, name: str) -> None:
         if not self.remote:

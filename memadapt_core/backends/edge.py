@@ -16,6 +16,7 @@ payloads for search.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import threading
 from asyncio import CancelledError
@@ -139,7 +140,7 @@ class EdgeBackend:
         except OSError:  # no folder yet (or unreadable: open_collection says why)
             return []
 
-    def open_collection(self, info: CollectionInfo) -> None:
+    def open_collection(self, info: CollectionInfo) -> str:
         """Open ``info``'s shard, creating it first if the folder holds none. The folder's lock file is taken before
         anything is looked at, so of several processes opening one folder at once exactly one goes on (the others
         get ``StoreLockedError``); a new shard is built in a temporary folder and renamed into place complete, so a
@@ -170,6 +171,7 @@ class EdgeBackend:
         except BaseException:
             self._abandon()
             raise
+        return self.info.pooling if self.info is not None else info.pooling
 
     def _create(self, tmp: Path, cfg: qe.EdgeConfig, info: CollectionInfo) -> None:
         """A new shard in ``tmp``: its indexes and info point, flushed and closed."""
@@ -189,12 +191,13 @@ class EdgeBackend:
     def _opened(self, info: CollectionInfo) -> None:
         found = self._read_info()
         check_embedder(found, info, f" in {self.root}")
-        if found is None:  # a store made before the info point was written at creation
+        if found is None:  # a store made before the info point was written at creation (vectors mean-pooled)
+            found = dataclasses.replace(info, pooling="mean")
             self._create_indexes()
-            self._write_info(info)
+            self._write_info(found)
         elif self._schema() < SCHEMA_VERSION:
-            move_to_slots(self, info)
-        self._ready(info)
+            move_to_slots(self, dataclasses.replace(info, pooling=found.pooling))
+        self._ready(dataclasses.replace(info, pooling=found.pooling))
 
     def _abandon(self) -> None:
         """After a failed open: let go of the shard (unflushed: nothing was acknowledged) and of the lock."""

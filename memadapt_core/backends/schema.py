@@ -21,14 +21,19 @@ INTEGER_INDEXES = ("consolidated",)  # 0/1: see records.payload_of
 
 
 def info_payload(info: CollectionInfo) -> dict[str, Any]:
-    return {"memadapt_info": {"embedder": info.embedder, "dim": info.dim, "schema": SCHEMA_VERSION}}
+    info_ = {"embedder": info.embedder, "dim": info.dim, "schema": SCHEMA_VERSION}
+    if info.pooling != "mean":  # a store made before pooling was recorded pooled by the mean
+        info_["pooling"] = info.pooling
+    return {"memadapt_info": info_}
 
 
 def read_info(payload: dict[str, Any]) -> CollectionInfo | None:
     raw = payload.get("memadapt_info")
     if not isinstance(raw, dict):
         return None
-    return CollectionInfo(name="", embedder=str(raw.get("embedder")), dim=int(raw.get("dim", 0)))
+    return CollectionInfo(
+        name="", embedder=str(raw.get("embedder")), dim=int(raw.get("dim", 0)), pooling=str(raw.get("pooling", "mean"))
+    )
 
 
 def read_schema(payload: dict[str, Any]) -> int:

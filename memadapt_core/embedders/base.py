@@ -12,10 +12,13 @@ import numpy.typing as npt
 
 from memadapt_core.errors import EmbeddingError
 
-__all__ = ["Embedder", "Vectors"]
+__all__ = ["Embedder", "TokenWeights", "Vectors"]
 
 Vectors = npt.NDArray[np.float32]
 """A ``(n, dim)`` float32 array of unit-length rows."""
+TokenWeights = npt.NDArray[np.float32]
+"""One weight per token id of an embedder's vocabulary (``vocab_size`` of them): how much a token counts when the
+embedder pools a text's token vectors (memadapt_core.token_stats: the token's rarity in the scope)."""
 
 
 class Embedder(ABC):
@@ -42,15 +45,48 @@ class Embedder(ABC):
     #: embedder such as WordLlama ranks poorly on its own (LoCoMo dense-only r@10 0.44 against BM25's 0.70), so it
     #: leans on words. MiniLM at 0.5 measured lower on LoCoMo (r@10 0.765 against 0.771), so it keeps 0.2 too.
     dense_weight: float = 0.2
+    #: Token ids an embedder that pools token vectors knows (0: it does not pool, or cannot weigh its tokens). Such
+    #: an embedder implements ``token_ids`` and ``_embed_weighted``, and the engine may weigh each token by its
+    #: rarity in the searched scope (``embedder.pooling="scope_idf"``, memadapt_core.token_stats).
+    vocab_size: int = 0
+    #: The pooling a new store gets when none is asked for: "scope_idf" only where it was measured to help.
+    default_pooling: str = "mean"
 
     @abstractmethod
     def _embed(self, texts: Sequence[str]) -> Vectors:
         """Embed a batch; return a ``(len(texts), dim)`` array."""
 
+    def _embed_weighted(self, texts: Sequence[str], weights: TokenWeights) -> Vectors:
+        """Embed a batch, each token's vector counting ``weights[token id]`` in its text's pooled vector."""
+        msg = f"embedder {self.name!r} does not weigh tokens"
+        raise NotImplementedError(msg)
+
+    def token_ids(self, texts: Sequence[str]) -> list[npt.NDArray[np.int64]]:
+        """The token ids ``_embed_weighted`` pools for each text (the ones it would weigh)."""
+        msg = f"embedder {self.name!r} does not weigh tokens"
+        raise NotImplementedError(msg)
+
+    def calibration(self, pooling: str) -> dict[str, float]:
+        """The relevance floor and the dense weight for this embedder's cosines when its vectors are pooled by
+        ``pooling`` ("mean", or "scope_idf" for an embedder with a ``vocab_size``): the class attributes above, unless
+        an embedder measured other values for its weighted pooling."""
+        del pooling
+        return {
+            "floor_dense": self.floor_dense,
+            "floor_dense_with_sparse": self.floor_dense_with_sparse,
+            "dense_weight": self.dense_weight,
+        }
+
+    def _pooled(self, texts: Sequence[str], weights: TokenWeights | None) -> Vectors:
+        return self._embed(texts) if weights is None else self._embed_weighted(texts, weights)
+
     async def _aembed(self, texts: Sequence[str]) -> Vectors:
+        return await self._aembed_weighted(texts, None)
+
+    async def _aembed_weighted(self, texts: Sequence[str], weights: TokenWeights | None) -> Vectors:
         if self.cpu_bound and len(texts) <= self.inline_batch:
-            return self._embed(texts)
-        vectors: Vectors = await asyncio.to_thread(self._embed, texts)
+            return self._pooled(texts, weights)
+        vectors: Vectors = await asyncio.to_thread(self._pooled, texts, weights)
         return vectors
 
     def close(self) -> None:  # noqa: B027 - optional: most embedders hold nothing to release
@@ -60,19 +96,20 @@ class Embedder(ABC):
         """Release async clients too (``AsyncMemory.close`` awaits it)."""
         self.close()
 
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        return self._checked(texts, self._call(texts))
+    def embed_documents(self, texts: Sequence[str], weights: TokenWeights | None = None) -> Vectors:
+        """Unit vectors, one a text; with ``weights`` (an embedder with a ``vocab_size``), tokens pooled by weight."""
+        return self._checked(texts, self._call(texts, weights))
 
-    def embed_query(self, text: str) -> Vectors:
+    def embed_query(self, text: str, weights: TokenWeights | None = None) -> Vectors:
         """One query as a ``(dim,)`` vector."""
-        row: Vectors = self.embed_documents([text])[0]
+        row: Vectors = self.embed_documents([text], weights)[0]
         return row
 
-    async def aembed_documents(self, texts: Sequence[str]) -> Vectors:
+    async def aembed_documents(self, texts: Sequence[str], weights: TokenWeights | None = None) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
-            out = await self._aembed(texts)
+            out = await (self._aembed(texts) if weights is None else self._aembed_weighted(texts, weights))
         except EmbeddingError:
             raise
         except Exception as exc:
@@ -80,15 +117,15 @@ class Embedder(ABC):
             raise EmbeddingError(msg) from exc
         return self._checked(texts, out)
 
-    async def aembed_query(self, text: str) -> Vectors:
-        row: Vectors = (await self.aembed_documents([text]))[0]
+    async def aembed_query(self, text: str, weights: TokenWeights | None = None) -> Vectors:
+        row: Vectors = (await self.aembed_documents([text], weights))[0]
         return row
 
-    def _call(self, texts: Sequence[str]) -> Vectors:
+    def _call(self, texts: Sequence[str], weights: TokenWeights | None = None) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
-            return self._embed(texts)
+            return self._pooled(texts, weights)
         except EmbeddingError:
             raise
         except Exception as exc:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
-from memadapt_core.record_codec import utcnow
+from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
 
@@ -114,7 +114,7 @@ class AsyncMemory(MemoryBase):
             return []
         await self._run(backend_steps.prepare_add, r, plan)
         if plan.to_store:
-            dense = await r.aembed_documents(plan.dense_texts)
+            dense = await r.aembed_documents(plan.dense_texts, await r.aweights(plan.scope, plan.dense_texts))
             await self._run(backend_steps.write_add, r, plan, dense, heavy=len(plan.to_store) > _HEAVY)
             r.hooks.on_added(plan.new_records())
             if plan.kind in ("message", "trajectory", "tool_call") and (worker := self._consolidator()) is not None:
@@ -182,7 +182,8 @@ class AsyncMemory(MemoryBase):
         dense = None
         if plan.text is not None:
             before = updates.existing(plan, await self._run(r.backend.retrieve, [plan.id]))
-            dense = (await r.aembed_documents([updates.embedded_text(plan, before)]))[0]
+            weights = await r.aweights(payload_scope(before.payload))
+            dense = (await r.aembed_documents([updates.embedded_text(plan, before)], weights))[0]
         return await self._run(transactions.commit_update, r, plan, dense)
 
     async def delete(
@@ -226,7 +227,8 @@ class AsyncMemory(MemoryBase):
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
         )  # fmt: skip
-        hits = await self._run(backend_steps.search, r, plan, await r.embedder.aembed_query(plan.query))
+        qvec = await r.embedder.aembed_query(plan.query, await r.aweights(plan.flt))
+        hits = await self._run(backend_steps.search, r, plan, qvec)
         return tiers.noted(r, r.hooks.rerank(plan.query, hits)) if hits else []
 
     async def search_many(
@@ -263,6 +265,15 @@ class AsyncMemory(MemoryBase):
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         return await self._run(backend_steps.vectors, self._live(), wanted, scope)
+
+    async def query_vector(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> builtins.list[float]:
+        """The query's dense vector as ``search`` makes it in that scope (pooled by the scope's token weights when
+        the store pools so): what MMR re-ranking compares with ``vectors``."""
+        r = self._live()
+        text, scope = reads.plan_query_vector(r, query, user_id, agent_id, session_id)
+        return [float(x) for x in await r.embedder.aembed_query(text, await r.aweights(scope))]
 
     async def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,

@@ -146,7 +146,8 @@ class MemoryBase:
         return self._resources.pending_within(pending, scope)
 
     def _with_engine_stats(self, out: dict[str, Any], worker_stats: object | None) -> dict[str, Any]:
-        out.update({"embedder": self._resources.embedder.name, "dim": self._resources.embedder.dim})
+        r = self._resources
+        out.update({"embedder": r.embedder.name, "dim": r.embedder.dim, "pooling": r.collection.pooling})
         if worker_stats is not None:
             out["consolidation"] = worker_stats
         return out

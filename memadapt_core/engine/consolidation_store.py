@@ -249,7 +249,8 @@ class SyncEngineStore:
 
     def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s, flt = self._s, facts_filter(scope)
-        dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), flt, limit)
+        qvec = s.embedder.embed_query(text, s.weights(scope))
+        dense, sparse = s.backend.search(qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
         return own_records(scope, records_in_order(flt, keys, s.backend.points(keys)))
 
@@ -260,7 +261,8 @@ class SyncEngineStore:
     def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s = self._s
         flt = facts_filter(scope, "experience")
-        dense, sparse = s.backend.search(s.embedder.embed_query(text), s.sparse.query(text), flt, limit)
+        qvec = s.embedder.embed_query(text, s.weights(scope))
+        dense, sparse = s.backend.search(qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
         return records_in_order(flt, keys, s.backend.points(keys))
 
@@ -296,7 +298,8 @@ class SyncEngineStore:
         s = self._s
         applied = prepare_apply(plan, s.backend.retrieve(plan.touched_ids), s.hooks.prepare_record)
         if applied.records:
-            s.backend.upsert(new_points(s, applied, s.embed_documents(applied.dense_texts)))
+            dense = s.embed_documents(applied.dense_texts, s.weights(plan.scope, applied.dense_texts))
+            s.backend.upsert(new_points(s, applied, dense))
         for old_id, update in applied.ended:
             s.backend.set_payload([old_id], update)
         if any(r.kind == "fact" for r in plan.records):
@@ -323,7 +326,7 @@ class AsyncEngineStore:
 
     async def similar_facts(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s, flt = self._s, facts_filter(scope)
-        qvec = await s.embedder.aembed_query(text)
+        qvec = await s.embedder.aembed_query(text, await s.aweights(scope))
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
         return own_records(scope, records_in_order(flt, keys, await self._run(s.backend.points, keys)))
@@ -334,7 +337,7 @@ class AsyncEngineStore:
 
     async def similar_experiences(self, text: str, scope: Scope, limit: int) -> list[MemoryRecord]:
         s = self._s
-        qvec = await s.embedder.aembed_query(text)
+        qvec = await s.embedder.aembed_query(text, await s.aweights(scope))
         flt = facts_filter(scope, "experience")
         dense, sparse = await self._run(s.backend.search, qvec, s.sparse.query(text), flt, limit)
         keys = best_keys(dense, sparse, limit)
@@ -373,7 +376,7 @@ class AsyncEngineStore:
         s = self._s
         applied = prepare_apply(plan, await self._run(s.backend.retrieve, plan.touched_ids), s.hooks.prepare_record)
         if applied.records:
-            dense = await s.aembed_documents(applied.dense_texts)
+            dense = await s.aembed_documents(applied.dense_texts, await s.aweights(plan.scope, applied.dense_texts))
             await self._run(s.backend.upsert, new_points(s, applied, dense))
         for old_id, update in applied.ended:
             await self._run(s.backend.set_payload, [old_id], update)

@@ -66,6 +66,14 @@ def scope_filter(scope: Scope, **extra: Any) -> FilterSpec:
     return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, **extra)
 
 
+def plan_query_vector(
+    store: Resources, query: object, user_id: object, agent_id: object, session_id: object
+) -> tuple[str, Scope]:
+    """``query_vector``'s text (checked as ``search`` checks it) and scope (any ids, or none)."""
+    text = parse_text("query", query, store.settings.max_text_chars)
+    return text, parse_scope(user_id, agent_id, session_id, required=False)
+
+
 def plan_search(
     store: Resources,
     query: object,

@@ -5,7 +5,9 @@ constructors, never inside ``async def``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import logging
 import re
 import shutil
@@ -20,14 +22,15 @@ import pydantic
 
 from memadapt_core.backends.base import CollectionInfo, VectorBackend
 from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
-from memadapt_core.embedders.base import Embedder, Vectors
+from memadapt_core.embedders.base import Embedder, TokenWeights, Vectors
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.heat import AccessLedger
 from memadapt_core.models import Scope
 from memadapt_core.passages import char_batches, plan_passages
 from memadapt_core.plugins import Hooks, create_plugin_manager
-from memadapt_core.record_codec import HistoryCap
+from memadapt_core.record_codec import HistoryCap, dense_text
 from memadapt_core.sparse import SparseEncoder
+from memadapt_core.token_stats import BOOTSTRAP_LIMIT, Scoped, ScopeKey, ScopeTokenStats, key_filter, key_of
 
 from .background import BackgroundWrites
 
@@ -79,19 +82,28 @@ class Resources:
                 self.backend.close()
             self._release()
             raise
-        self.settings = settings = _calibrated(settings, self.embedder)
         self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
-        self.collection = CollectionInfo(
-            name=settings.collection or _collection_name(self.embedder), embedder=self.embedder.name,
-            dim=self.embedder.dim,
-        )  # fmt: skip
         try:
-            self.backend.open_collection(self.collection)
+            self.collection = CollectionInfo(
+                name=settings.collection or _collection_name(self.embedder), embedder=self.embedder.name,
+                dim=self.embedder.dim, pooling=_pooling(settings.embedder, self.embedder),
+            )  # fmt: skip
+            made_with = self.backend.open_collection(self.collection)
         except BaseException:
             self._release()
             raise
+        self.collection = dataclasses.replace(self.collection, pooling=made_with)  # the store's, if it has one
+        self.settings = settings = _calibrated(settings, self.embedder.calibration(made_with))
+        self.token_stats: ScopeTokenStats | None = None  # the scopes' token counts, when pooling weighs tokens
+        if made_with == "scope_idf" and self.embedder.vocab_size:
+            self.token_stats = ScopeTokenStats(self.embedder.vocab_size, settings.pooling_scopes)
         self.access = AccessLedger()  # visits counted by search, written at flush (memadapt_core.heat)
         self.closed = False
+        try:
+            _check_pooling(settings.embedder, made_with)
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def history_cap(self) -> HistoryCap:
@@ -141,20 +153,63 @@ class Resources:
             sync_interval=s.sync_interval, check_unclean=s.check_unclean_open, scope_idf=scope_idf,
         )  # fmt: skip
 
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        """Document vectors, a text over ``passage_chars`` embedded a passage at a time (memadapt_core.passages)."""
+    def embed_documents(self, texts: Sequence[str], weights: TokenWeights | None = None) -> Vectors:
+        """Document vectors, a text over ``passage_chars`` embedded a passage at a time (memadapt_core.passages);
+        ``weights``: the scope's token weights (``weights``), for an embedder pooling by them."""
         plan = plan_passages(texts, self.settings.passage_chars)
         batches = char_batches(plan.inputs, self.settings.embed_batch_chars)
         if len(batches) == 1:
-            return plan.pool(self.embedder.embed_documents(plan.inputs))
-        return plan.pool(np.concatenate([self.embedder.embed_documents(plan.inputs[b]) for b in batches]))
+            return plan.pool(self.embedder.embed_documents(plan.inputs, weights))
+        return plan.pool(np.concatenate([self.embedder.embed_documents(plan.inputs[b], weights) for b in batches]))
 
-    async def aembed_documents(self, texts: Sequence[str]) -> Vectors:
+    async def aembed_documents(self, texts: Sequence[str], weights: TokenWeights | None = None) -> Vectors:
         plan = plan_passages(texts, self.settings.passage_chars)
         batches = char_batches(plan.inputs, self.settings.embed_batch_chars)
         if len(batches) == 1:
-            return plan.pool(await self.embedder.aembed_documents(plan.inputs))
-        return plan.pool(np.concatenate([await self.embedder.aembed_documents(plan.inputs[b]) for b in batches]))
+            return plan.pool(await self.embedder.aembed_documents(plan.inputs, weights))
+        parts = [await self.embedder.aembed_documents(plan.inputs[b], weights) for b in batches]
+        return plan.pool(np.concatenate(parts))
+
+    def weights(self, scope: Scoped, adding: Sequence[str] = ()) -> TokenWeights | None:
+        """The token weights a text of ``scope`` is pooled with (None: the mean), after counting ``adding``, the
+        dense texts being stored into it. The first call for a scope reads its stored texts (memadapt_core.
+        token_stats); async code calls ``aweights``."""
+        if self.token_stats is None:
+            return None
+        key = key_of(scope)
+        ids = self.embedder.token_ids(adding) if adding else ()
+        if (found := self.token_stats.weights(key, ids)) is not None:
+            return found
+        self._load_counts(key)
+        return self.token_stats.weights(key, ids)
+
+    async def aweights(self, scope: Scoped, adding: Sequence[str] = ()) -> TokenWeights | None:
+        if self.token_stats is None:
+            return None
+        if not self.token_stats.holds(key_of(scope)):
+            await asyncio.to_thread(self._load_counts, key_of(scope))  # reads the store: never on the event loop
+        return self.weights(scope, adding)
+
+    def embed_in_scopes(self, scopes: Sequence[Scoped], texts: Sequence[str]) -> Vectors:
+        """Document vectors of texts from several scopes (an import's batch), each pooled with its scope's weights.
+        Blocking: for the sync twin, or a thread."""
+        if self.token_stats is None:
+            return self.embed_documents(texts)
+        groups: dict[ScopeKey, list[int]] = {}
+        for i, scope in enumerate(scopes):
+            groups.setdefault(key_of(scope), []).append(i)
+        out = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
+        for rows in groups.values():
+            part = [texts[i] for i in rows]
+            out[rows] = self.embed_documents(part, self.weights(scopes[rows[0]], part))
+        return out
+
+    def _load_counts(self, key: ScopeKey) -> None:
+        assert self.token_stats is not None
+        flt = key_filter(key)
+        points = self.backend.scroll(flt, max(1, min(self.backend.count(flt), BOOTSTRAP_LIMIT)), descending=True)
+        texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in points]
+        self.token_stats.load(key, self.embedder.token_ids(texts) if texts else ())
 
     def instructions(self, scope: Scope) -> list[str]:
         """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""
@@ -203,19 +258,31 @@ def _adopted(settings: MemorySettings, backend: VectorBackend) -> MemorySettings
     return settings.model_copy(update={"embedder": chosen.model_copy(update={"provider": made_by[0]})})
 
 
-def _calibrated(settings: MemorySettings, embedder: Embedder) -> MemorySettings:
+def _calibrated(settings: MemorySettings, floors: dict[str, float]) -> MemorySettings:
     """The settings with the relevance floor and the dense weight the caller left unset taken from the embedder's
-    calibration."""
+    calibration (for the pooling the store's vectors were made with)."""
     r = settings.retrieval
-    floors = {
-        "floor_dense": embedder.floor_dense,
-        "floor_dense_with_sparse": embedder.floor_dense_with_sparse,
-        "dense_weight": embedder.dense_weight,
-    }
     missing = {k: v for k, v in floors.items() if getattr(r, k) is None}
     if not missing:
         return settings
     return settings.model_copy(update={"retrieval": r.model_copy(update=missing)})
+
+
+def _pooling(chosen: EmbedderSettings, embedder: Embedder) -> str:
+    """The pooling a new collection is made with: the one asked for, else the embedder's default."""
+    if chosen.pooling == "scope_idf" and not embedder.vocab_size:
+        msg = f"embedder.pooling: 'scope_idf' needs an embedder that pools its tokens; {embedder.name!r} does not"
+        raise ConfigurationError(msg)
+    return chosen.pooling or (embedder.default_pooling if embedder.vocab_size else "mean")
+
+
+def _check_pooling(chosen: EmbedderSettings, made_with: str) -> None:
+    if chosen.pooling is not None and chosen.pooling != made_with:
+        msg = (
+            f"embedder.pooling: the store's vectors were pooled by {made_with!r}, not {chosen.pooling!r}; leave it "
+            "unset to open the store as it was made, or export and import into a new store to re-embed"
+        )
+        raise ConfigurationError(msg)
 
 
 def _collection_name(embedder: Embedder) -> str:

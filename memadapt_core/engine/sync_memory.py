@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
-from memadapt_core.record_codec import utcnow
+from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
 
@@ -101,7 +101,8 @@ class Memory(MemoryBase):
             return []
         backend_steps.prepare_add(r, plan)
         if plan.to_store:
-            backend_steps.write_add(r, plan, r.embed_documents(plan.dense_texts))
+            dense = r.embed_documents(plan.dense_texts, r.weights(plan.scope, plan.dense_texts))
+            backend_steps.write_add(r, plan, dense)
             r.hooks.on_added(plan.new_records())
             if plan.kind in ("message", "trajectory", "tool_call") and (worker := self._consolidator()) is not None:
                 worker.submit(plan.scope)  # the raw messages are stored: consolidation may take its time
@@ -167,7 +168,8 @@ class Memory(MemoryBase):
         dense = None
         if plan.text is not None:
             before = updates.existing(plan, r.backend.retrieve([plan.id]))
-            dense = r.embed_documents([updates.embedded_text(plan, before)])[0]
+            weights = r.weights(payload_scope(before.payload))
+            dense = r.embed_documents([updates.embedded_text(plan, before)], weights)[0]
         return transactions.commit_update(r, plan, dense)
 
     def delete(
@@ -211,7 +213,7 @@ class Memory(MemoryBase):
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
         )  # fmt: skip
-        hits = backend_steps.search(r, plan, r.embedder.embed_query(plan.query))
+        hits = backend_steps.search(r, plan, r.embedder.embed_query(plan.query, r.weights(plan.flt)))
         return tiers.noted(r, r.hooks.rerank(plan.query, hits)) if hits else []
 
     def search_many(
@@ -246,6 +248,15 @@ class Memory(MemoryBase):
         wanted = parse_record_ids(ids)
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         return backend_steps.vectors(self._live(), wanted, scope)
+
+    def query_vector(
+        self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
+    ) -> builtins.list[float]:
+        """The query's dense vector as ``search`` makes it in that scope (pooled by the scope's token weights when
+        the store pools so): what MMR re-ranking compares with ``vectors``."""
+        r = self._live()
+        text, scope = reads.plan_query_vector(r, query, user_id, agent_id, session_id)
+        return [float(x) for x in r.embedder.embed_query(text, r.weights(scope))]
 
     def list(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,

@@ -300,7 +300,8 @@ def _import_batch(
         have = {p.id for p in stored}
         batch = [item for item in batch if item.record.id not in have]
     if batch:
-        dense = resources.embed_documents([dense_text(r.text, r.name) for r, _, _ in batch])
+        records = [item.record for item in batch]
+        dense = resources.embed_in_scopes(records, [dense_text(r.text, r.name) for r in records])
         resources.backend.upsert(import_points(resources, batch, dense))
     if progress is not None:
         progress(len(numbers))

@@ -61,12 +61,12 @@ async def profile(request: Request, memory: AsyncMemory) -> Response:
 
 async def embed(request: Request, memory: AsyncMemory) -> Response:
     body = await _json_body(request, _SCOPE_KEYS | {"query"})
-    _scope(request, body)  # the same 403 for another user's scope as every route
+    ids = _scope(request, body)  # the same 403 for another user's scope as every route
     query = body.get("query")
     if not isinstance(query, str):
         field = "query"
         raise ValidationError(field, "is required: a string")
-    return JSONResponse({"vector": (await memory.embedder.aembed_query(query)).tolist()})
+    return JSONResponse({"vector": await memory.query_vector(query, **ids)})
 
 
 async def token_scope(request: Request, memory: AsyncMemory) -> Response:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memadapt_core import AsyncMemory, Memory, MemoryRecord, Page, SearchHit, ValidationError
@@ -132,3 +133,14 @@ def test_remote_twins_take_the_engines_arguments(name: str) -> None:
 
     assert arguments(RemoteMemory) == arguments(Memory)
     assert arguments(AsyncRemoteMemory) == arguments(AsyncMemory)
+
+
+def test_a_remote_query_vector_is_the_one_the_servers_search_compares(server: Server) -> None:
+    with RemoteMemory(server.url, token="token-ann") as memory:
+        memory.add(["I grow tomatoes", "I knit scarves"], user_id="ann", session_id="query-vector")
+        hits = memory.search("gardening", user_id="ann", session_id="query-vector", threshold=0.0)
+        qvec = np.asarray(memory.query_vector("gardening", user_id="ann", session_id="query-vector"))
+        stored = memory.vectors([h.record.id for h in hits], user_id="ann")
+    assert hits
+    for hit in hits:
+        assert float(qvec @ np.asarray(stored[hit.record.id])) == pytest.approx(hit.scores["dense"], abs=1e-5)
