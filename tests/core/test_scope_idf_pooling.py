@@ -222,3 +222,9 @@ def test_query_vector_is_the_vector_search_compares_with_the_stored_ones() -> No
         assert qvec.tolist() != WordLlamaEmbedder().embed_query("who visits from Porto?").tolist()  # weighed
     for hit in hits:
         assert float(qvec @ np.asarray(stored[hit.record.id])) == pytest.approx(hit.scores["dense"], abs=1e-5)
+
+
+def test_weights_asked_for_without_new_texts_are_not_recomputed() -> None:
+    cache = ScopeTokenStats(vocab_size=5, capacity=1)
+    cache.load(("user", "a"), _ids([1]))
+    assert cache.weights(("user", "a")) is cache.weights(("user", "a"), ())
