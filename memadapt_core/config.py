@@ -148,8 +148,8 @@ class EmbedderSettings(_RedactedURLs, BaseModel):
     model_path: str | None = None  # fastembed: a local ONNX model folder
     timeout: float = Field(30.0, gt=0)
     pooling: Literal["mean", "scope_idf"] | None = Field(
-        None, description="token vectors' pooling: a new store 'scope_idf' when the embedder can weigh tokens; a "
-        "store keeps the one it was made with (docs/storage.md)",
+        None, description="token vectors' pooling: a new store gets the embedder's default ('scope_idf' for minilm, "
+        "'mean' for the others); a store keeps the one it was made with (docs/storage.md)",
     )  # fmt: skip
 
     @field_serializer("base_url", when_used="json")

@@ -79,9 +79,7 @@ class MemadaptRetriever(ValidatedRetriever):
 
     def _search_args(self, k: int | None) -> dict[str, Any]:
         return {
-            "user_id": self.user_id,
-            "agent_id": self.agent_id,
-            "session_id": self.session_id,
+            **self._scope_ids(),
             "limit": self.k if k is None else k,
             "kinds": None if self.kinds is None else list(self.kinds),
             "threshold": self.threshold,

@@ -104,6 +104,6 @@ class MiniLMEmbedder(Embedder):
             feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             hidden = self._session.run(None, feeds)[0]
             counted = mask if weights is None else mask * np.take(weights, ids, mode="clip")
-            pooled = (hidden * counted[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)  # mean of real tokens
+            pooled = (hidden * counted[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)  # (weighted) mean
             out[group] = pooled
         return out

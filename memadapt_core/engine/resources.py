@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pydantic
 
 from memadapt_core.backends.base import CollectionInfo, VectorBackend
@@ -178,21 +179,19 @@ class Resources:
         token_stats); async code calls ``aweights``."""
         if self.token_stats is None:
             return None
-        key = key_of(scope)
-        ids = self.embedder.token_ids(adding) if adding else ()
-        if (found := self.token_stats.weights(key, ids)) is not None:
-            return found
-        self._load_counts(key)
-        return self.token_stats.weights(key, ids)
+        key, ids = key_of(scope), self.embedder.token_ids(adding) if adding else []
+        found = self.token_stats.weights(key, ids)
+        return found if found is not None else self._load_counts(key, ids)
 
     async def aweights(self, scope: Scoped, adding: Sequence[str] = ()) -> TokenWeights | None:
         if self.token_stats is None:
             return None
-        if not self.token_stats.holds(key_of(scope)):
-            await asyncio.to_thread(self._load_counts, key_of(scope))  # reads the store: never on the event loop
         if sum(map(len, adding)) > _INLINE_COUNT_CHARS:  # tokenizing this much would hold the loop for milliseconds
             return await asyncio.to_thread(self.weights, scope, adding)
-        return self.weights(scope, adding)
+        key, ids = key_of(scope), self.embedder.token_ids(adding) if adding else []
+        found = self.token_stats.weights(key, ids)
+        # a scope met for the first time reads the store: never on the event loop
+        return found if found is not None else await asyncio.to_thread(self._load_counts, key, ids)
 
     def embed_in_scopes(self, scopes: Sequence[Scoped], texts: Sequence[str]) -> Vectors:
         """Document vectors of texts from several scopes (an import's batch), each pooled with its scope's weights.
@@ -208,12 +207,13 @@ class Resources:
             out[rows] = self.embed_documents(part, self.weights(scopes[rows[0]], part))
         return out
 
-    def _load_counts(self, key: ScopeKey) -> None:
+    def _load_counts(self, key: ScopeKey, adding: Sequence[npt.NDArray[np.int64]]) -> TokenWeights:
+        """A scope's counts read from its stored texts, with ``adding`` (token ids) counted; its weights."""
         assert self.token_stats is not None
         flt = key_filter(key)
         points = self.backend.scroll(flt, max(1, min(self.backend.count(flt), BOOTSTRAP_LIMIT)), descending=True)
         texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in points]
-        self.token_stats.load(key, self.embedder.token_ids(texts) if texts else ())
+        return self.token_stats.load(key, self.embedder.token_ids(texts) if texts else [], adding)
 
     def instructions(self, scope: Scope) -> list[str]:
         """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""
