@@ -62,10 +62,12 @@ class RetrievalSettings(BaseModel):
     # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
     # None: the embedder's own calibration (Embedder.floor_dense / floor_dense_with_sparse).
     floor_dense: float | None = Field(
-        None, description="relevance floor: the best cosine a query needs; unset: the embedder's (0.32)"
+        None,
+        description="relevance floor: the best cosine a query needs; unset: the embedder's (minilm 0.3, wordllama .32)",
     )
     floor_dense_with_sparse: float | None = Field(
-        None, description="... or with a BM25 match; unset: the embedder's (0.3 minilm, 0.25 wordllama)"
+        None,
+        description="... or on a memory sharing a word with it; unset: the embedder's (0.25; 0.2 wordllama by scope)",
     )
     dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
     sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")

@@ -76,9 +76,18 @@ def _minmax(cands: list[Candidate], min_span: float) -> tuple[float, float, floa
 
 
 def is_relevant(dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings) -> bool:
+    """The relevance floor: the best cosine reaches ``floor_dense``, or a memory that shares a word with the query
+    (a BM25 candidate; ``dense`` holds their cosines too) reaches ``floor_dense_with_sparse`` itself. A word in
+    common with one memory and a middling cosine with another is no evidence ("how do vaccines train the immune
+    system?" against "I'm training for a marathon" and an unrelated health remark)."""
     top = dense[0][1] if dense else 0.0
     floor, with_sparse = cfg.floor_dense or 0.0, cfg.floor_dense_with_sparse or 0.0  # set from the embedder
-    return top >= floor or (bool(sparse) and top >= with_sparse)
+    if top >= floor:
+        return True
+    if not sparse or top < with_sparse:
+        return False
+    matched = {key for key, _ in sparse}
+    return any(score >= with_sparse for key, score in dense if key in matched)
 
 
 def _named_speaker(query: str, names: set[str]) -> str | None:

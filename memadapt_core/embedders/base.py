@@ -37,7 +37,8 @@ class Embedder(ABC):
     #: more than the work (WordLlama embeds a sentence in ~50 µs); 0 for a model whose one text takes milliseconds.
     inline_batch: int = 0
     #: The relevance floor calibrated for this embedder's cosines (``RetrievalSettings`` may override it): a query
-    #: is relevant when its best cosine reaches ``floor_dense``, or ``floor_dense_with_sparse`` with a BM25 match.
+    #: is relevant when its best cosine reaches ``floor_dense``, or when a memory sharing a word with it (a BM25
+    #: candidate) reaches ``floor_dense_with_sparse``.
     #: WordLlama's values; measured on LoCoMo and the paraphrase probe (docs/benchmarks.md).
     floor_dense: float = 0.32
     floor_dense_with_sparse: float = 0.25

@@ -15,7 +15,7 @@ from memadapt_core.backends.client import QdrantClientBackend
 from memadapt_core.backends.edge import EdgeBackend
 from memadapt_core.config import RetrievalSettings
 from memadapt_core.filters import FilterSpec
-from memadapt_core.ranking import QueryPlan, Ranked, boost
+from memadapt_core.ranking import QueryPlan, Ranked, boost, is_relevant
 from memadapt_core.sparse import SparseVector
 
 
@@ -90,3 +90,21 @@ def test_a_clearly_better_assistant_message_still_comes_first() -> None:
     payloads = {"said": {"role": "user"}, "answered": {"role": "assistant"}}
     ranked = boost(_ranked({"answered": 0.9, "said": 0.5}), payloads, QueryPlan("q"), cfg)
     assert [r.id for r in ranked] == ["answered", "said"]
+
+
+FLOORS = RetrievalSettings(floor_dense=0.3, floor_dense_with_sparse=0.25)
+
+
+def test_a_word_in_common_counts_with_the_cosine_of_the_memory_that_has_it() -> None:
+    dense = [("near", 0.28), ("worded", 0.27)]  # "worded" is a BM25 candidate, rescored by the dense vector
+    assert is_relevant(dense, [("worded", 4.0)], FLOORS)
+
+
+def test_a_word_in_one_memory_and_a_middling_cosine_with_another_is_not_relevant() -> None:
+    dense = [("near", 0.28), ("worded", 0.07)]  # "vaccines train" against "I'm training for a marathon"
+    assert not is_relevant(dense, [("worded", 4.0)], FLOORS)
+
+
+def test_a_close_meaning_is_relevant_without_any_word_in_common() -> None:
+    assert is_relevant([("near", 0.31)], [], FLOORS)
+    assert not is_relevant([("near", 0.29)], [], FLOORS)
