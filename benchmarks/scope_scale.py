@@ -106,8 +106,10 @@ def memadapt_curve(sizes: Sequence[int], embedder: str, n_queries: int, others: 
 
 def breakdown(mem: Any, queries: Sequence[str], user: str) -> dict[str, float]:
     """Where one scope's search time goes, p50 ms over ``queries``: embedding the query, the backend's three
-    requests each alone (dense; BM25; BM25's candidates rescored by the dense vector: ``EdgeBackend.search``), the
-    three in one ``query_batch`` as a search sends them, and the whole ``Memory.search``."""
+    requests each alone (dense, with the backend's parameters: over the int8 copies when it keeps them; BM25; BM25's
+    candidates rescored by the dense vector: ``EdgeBackend.search``), the dense one exact (``exact=True``, full
+    vectors), the three in one ``query_batch`` as a search sends them, and the whole ``Memory.search``. Also the
+    dense request's recall@10 against the exact one (records tied with the 10th count as found)."""
     import qdrant_edge as qe
 
     from memadapt_core.backends.edge_shard import DENSE, SPARSE
@@ -115,6 +117,7 @@ def breakdown(mem: Any, queries: Sequence[str], user: str) -> dict[str, float]:
 
     r = mem._live()
     took: dict[str, list[float]] = {}
+    recall: list[float] = []
 
     def timed(name: str, fn: Any) -> Any:
         t = time.perf_counter()
@@ -130,19 +133,30 @@ def breakdown(mem: Any, queries: Sequence[str], user: str) -> dict[str, float]:
         sparse = r.sparse.query(plan.query)
         f = r.backend._filter(plan.flt)
         dense_q = qe.Query.Nearest(vec.tolist(), using=DENSE)
-        reqs = {"dense": qe.QueryRequest(limit=plan.candidates, filter=f, with_payload=False, query=dense_q)}
+        reqs = {"dense": qe.QueryRequest(limit=plan.candidates, filter=f, with_payload=False, query=dense_q,
+                                         params=r.backend._dense_params)}  # fmt: skip
         if sparse is not None and not sparse.is_empty():
             sq = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             reqs["bm25"] = qe.QueryRequest(limit=plan.candidates, filter=f, with_payload=False, query=sq)
             lexical = qe.Prefetch(limit=plan.candidates, query=sq, filter=f)
             reqs["rescored"] = qe.QueryRequest(limit=plan.candidates, with_payload=False, query=dense_q,
                                                prefetches=[lexical])  # fmt: skip
+        found = {}
         for name, req in reqs.items():
-            timed(name, lambda req=req: r.backend._call(lambda s: s.query(req)))
+            found[name] = timed(name, lambda req=req: r.backend._call(lambda s: s.query(req)))
+        exact_req = qe.QueryRequest(limit=plan.candidates, filter=f, with_payload=False, query=dense_q,
+                                    params=qe.SearchParams(exact=True))  # fmt: skip
+        exact = timed("dense_exact", lambda req=exact_req: r.backend._call(lambda s: s.query(req)))
+        if len(exact) >= 10:
+            tenth = exact[9].score
+            recall.append(sum(1 for p in found["dense"][:10] if p.score >= tenth - 1e-6) / 10)
         batch = qe.QueryBatchRequest(list(reqs.values()))
         timed("query_batch", lambda batch=batch: r.backend._call(lambda s: s.query_batch(batch)))
         timed("Memory.search", lambda q=q: mem.search(q, user_id=user, limit=10))
-    return {f"{name}_p50_ms": round(pct(ts, 50), 3) for name, ts in took.items()}
+    out = {f"{name}_p50_ms": round(pct(ts, 50), 3) for name, ts in took.items()}
+    if recall:
+        out["dense_recall@10_vs_exact"] = round(float(np.mean(recall)), 4)
+    return out
 
 
 def ann_probe(size: int, n_queries: int, payload_m: int = 16, full_scan_kb: int = 2_000,

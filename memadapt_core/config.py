@@ -308,6 +308,11 @@ class MemorySettings(_RedactedURLs, BaseSettings):
     payload_cache_mb: int = Field(
         256, ge=0, description="embedded store: ... and at most this many MiB of them (large metadata weighs more)"
     )
+    dense_int8: bool = Field(
+        True,
+        description="embedded store: optimized segments also hold each dense vector in int8, which a search scans "
+        "before rescoring twice its candidates with the full vectors (a 100k-memory scope searched ~1.6x faster)",
+    )
     vacuum_after_deletes: int = Field(
         10_000, ge=0, description="embedded store: vacuum in the background after this many deletes (0: never)"
     )

@@ -78,6 +78,10 @@ __all__ = ["EdgeBackend"]
 T = TypeVar("T")
 _RID_ONLY = qe.PayloadSelector.Include([RID])
 _BuildOp = Callable[[qe.EdgeShard], qe.UpdateOperation | None]
+# A dense request over int8 copies: rescored by the full vectors, oversampled 2x (edge_shard.DENSE_INT8); or over the
+# full vectors only. Qdrant's default would return the int8 scores themselves (off by up to ~0.004 in cosine).
+DENSE_SEARCH = qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=True, oversampling=2.0))
+FULL_VECTORS = qe.SearchParams(quantization=qe.QuantizationSearchParams(ignore=True))
 # What qdrant-edge says when stored bytes do not decode (a flipped byte in the payload storage): damage, not a bug.
 _DECODE_FAILURES = ("Failed to decode value", "Failed to deserialize")
 
@@ -111,8 +115,13 @@ class EdgeBackend:
         sync_interval: float = 1.0,
         check_unclean: bool = True,
         scope_idf: float = 0.0,
+        dense_int8: bool = True,
     ) -> None:
         self.root = Path(root)
+        self._int8 = dense_int8  # optimized segments hold int8 copies of the dense vectors (edge_shard.DENSE_INT8)
+        # Rescored: the int8 scan finds twice the candidates, their full vectors score them. Without int8 copies, the
+        # ones an earlier configuration built are ignored (their scores are approximate).
+        self._dense_params = DENSE_SEARCH if dense_int8 else FULL_VECTORS
         self._scope_idf = scope_idf  # BM25's share with word rarity counted in the searched scope (base.idf_corpora)
         self._check_unclean = check_unclean  # load an uncleanly closed store in a child first (edge_precheck.py)
         self._pid = os.getpid()  # the process that opened the shard: a forked child must not use it
@@ -146,7 +155,7 @@ class EdgeBackend:
         get ``StoreLockedError``); a new shard is built in a temporary folder and renamed into place complete, so a
         crash or a racing opener never sees half a store (edge_shard.py)."""
         folder = self.root / info.name
-        cfg = shard_config(info.dim)
+        cfg = shard_config(info.dim, int8=self._int8)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -460,7 +469,8 @@ class EdgeBackend:
     ) -> tuple[list[Candidate], list[Candidate]]:
         f = self._filter(flt)
         vector = dense.tolist()
-        reqs = [qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=qe.Query.Nearest(vector, using=DENSE))]
+        nearest = qe.Query.Nearest(vector, using=DENSE)
+        reqs = [qe.QueryRequest(limit=limit, filter=f, with_payload=False, query=nearest, params=self._dense_params)]
         if sparse is not None and not sparse.is_empty():
             q = qe.Query.Nearest(qe.SparseVector(sparse.indices, sparse.values), using=SPARSE)
             corpora = idf_corpora(self._scope_idf)
@@ -482,7 +492,7 @@ class EdgeBackend:
             if words_only:
                 by_id = qe.Filter(must=[qe.HasIdCondition(words_only), f])
                 req = qe.QueryRequest(
-                    limit=len(words_only), filter=by_id, with_payload=False, query=qe.Query.Nearest(vector, using=DENSE)
+                    limit=len(words_only), filter=by_id, with_payload=False, query=nearest, params=self._dense_params
                 )
                 rescored = [(p.id, p.score) for p in self._call(lambda s: s.query(req))]
             out.append(rescored)
@@ -541,5 +551,6 @@ class EdgeBackend:
             "points": max(0, info.points_count - 1),
             "segments": info.segments_count,
             "indexed_vectors": info.indexed_vectors_count,
+            "dense_int8": self._int8,
             **self.upkeep.stats(),
         }

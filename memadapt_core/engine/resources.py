@@ -154,6 +154,7 @@ class Resources:
             folder, min_free_disk_mb=s.min_free_disk_mb, vacuum_after_deletes=s.vacuum_after_deletes,
             payload_cache=s.payload_cache, payload_cache_bytes=s.payload_cache_mb * 2**20, durability=durability,
             sync_interval=s.sync_interval, check_unclean=s.check_unclean_open, scope_idf=scope_idf,
+            dense_int8=s.dense_int8,
         )  # fmt: skip
 
     def embed_documents(self, texts: Sequence[str], weights: TokenWeights | None = None) -> Vectors:

@@ -100,3 +100,78 @@ def test_updating_optimized_records_leaves_at_most_one_tombstone_each() -> None:
         mem.optimize()
         assert mem.stats()["indexed_vectors"] == 2 * 1500
         assert mem.get(ids[7]).text == "note 7, revised 2"
+
+
+def _scan(mem: Memory, params: object) -> list[list[tuple[float, str]]]:
+    """A dense request with the given search parameters, for a few queries: each one's hits and scores (ties in
+    either order)."""
+    import qdrant_edge as qe
+
+    backend = mem._live().backend
+    out = []
+    for topic in TOPICS:
+        vec = mem.query_vector(f"what did I say about {topic}", user_id="alice")
+        req = qe.QueryRequest(limit=20, with_payload=False, params=params, query=qe.Query.Nearest(vec, using="dense"))
+        hits = sorted((-round(p.score, 6), str(p.id)) for p in backend._call(lambda s, req=req: s.query(req)))
+        cut = hits[-1][0]  # which of the records tied with the last one made the cut is not defined
+        out.append([h if h[0] != cut else (cut, "tied") for h in hits])
+    return out
+
+
+def test_an_optimized_store_holds_int8_copies_and_search_rescores_them_exactly(tmp_path: Path) -> None:
+    import qdrant_edge as qe
+
+    with Memory(path=tmp_path) as mem:
+        _interleaved(mem, 200)
+        mem.optimize()
+
+        exact = _scan(mem, qe.SearchParams(exact=True))
+        int8_scores = _scan(mem, qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=False)))
+        rescored = _scan(mem, mem._live().backend._dense_params)
+        assert mem.stats()["dense_int8"] is True
+
+    assert int8_scores != exact  # the int8 copies exist: unrescored, their scores are approximate
+    assert rescored == exact
+
+
+def test_int8_copies_leave_search_results_and_scores_as_without_them(tmp_path: Path) -> None:
+    results = []
+    for int8 in (True, False):
+        with Memory(path=tmp_path / str(int8), dense_int8=int8) as mem:
+            _interleaved(mem, 100)
+            mem.optimize()
+            results.append(_results(mem))
+
+    assert results[0] == results[1]
+    assert all(results[0])
+
+
+def test_a_store_optimized_with_int8_copies_and_opened_without_them_scores_exactly(tmp_path: Path) -> None:
+    import qdrant_edge as qe
+
+    with Memory(path=tmp_path) as mem:
+        _interleaved(mem, 200)
+        mem.optimize()
+        before = _results(mem)
+
+    with Memory(path=tmp_path, dense_int8=False) as mem:
+        assert mem.stats()["dense_int8"] is False
+        assert _scan(mem, mem._live().backend._dense_params) == _scan(mem, qe.SearchParams(exact=True))
+        assert _results(mem) == before
+
+
+def test_a_store_without_int8_copies_gets_them_at_its_next_optimize(tmp_path: Path) -> None:
+    import qdrant_edge as qe
+
+    unrescored = qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=False))
+    with Memory(path=tmp_path, dense_int8=False) as mem:
+        _interleaved(mem, 200)
+        mem.optimize()
+        before = _results(mem)
+
+    with Memory(path=tmp_path) as mem:
+        assert _scan(mem, unrescored) == _scan(mem, qe.SearchParams(exact=True))  # no copies yet
+        assert _results(mem) == before
+        mem.optimize()
+        assert _scan(mem, unrescored) != _scan(mem, qe.SearchParams(exact=True))
+        assert _results(mem) == before
