@@ -20,7 +20,7 @@ import dataclasses
 import os
 import threading
 from asyncio import CancelledError
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -70,6 +70,7 @@ from memadapt_core.errors import (
     StoreUnavailableError,
 )
 from memadapt_core.filters import FilterSpec, scope_of
+from memadapt_core.models import KINDS
 from memadapt_core.record_codec import iso
 from memadapt_core.sparse import SparseVector
 
@@ -135,6 +136,9 @@ class EdgeBackend:
         # records a user. Set before any write that ends a record; counted again on open.
         self._ended = True
         self._archived = True  # the same for "not archived" (memadapt_core.engine.capacity)
+        # The kinds any record may have: while a read asks for all of them, its filter leaves the kinds out. Counted
+        # on open, added to before any write that brings a new one; deletes never take one away.
+        self._kinds: frozenset[str] | None = None
         self._guard = DiskGuard(self.root, min_free_disk_mb * 2**20)
         self._folder = self.root
         self._lock_fd: int | None = None  # the folder's lock file, held while the shard is open
@@ -222,6 +226,7 @@ class EdgeBackend:
         self.info = info
         self._ended = self._count_ended() > 0
         self._archived = self._count_where("archived") > 0
+        self._kinds = frozenset(k for k in KINDS if self._count_kind(k))
         self._warm_up(info.dim)
 
     def _write_info(self, info: CollectionInfo) -> None:
@@ -246,6 +251,10 @@ class EdgeBackend:
 
     def _count_ended(self) -> int:
         return self._count_where("valid_to")
+
+    def _count_kind(self, kind: str) -> int:
+        of_kind = qe.Filter(must=[qe.FieldCondition("kind", match=qe.MatchValue(kind))])
+        return int(self._call(lambda s: s.count(qe.CountRequest(filter=of_kind, exact=True))))
 
     def _count_where(self, key: str) -> int:
         present = qe.Filter(must_not=[qe.IsEmptyCondition(key)])
@@ -374,7 +383,9 @@ class EdgeBackend:
 
     def _filter(self, flt: FilterSpec) -> qe.Filter:
         # conversion errors: StoreError too
-        return self._call(lambda _: edge_filter(flt, any_ended=self._ended, any_archived=self._archived))
+        return self._call(
+            lambda _: edge_filter(flt, any_ended=self._ended, any_archived=self._archived, stored_kinds=self._kinds)
+        )
 
     # -- writes ----------------------------------------------------------------------------------------------------
     def upsert(self, points: Sequence[StoredPoint]) -> None:
@@ -386,6 +397,7 @@ class EdgeBackend:
         def build(shard: qe.EdgeShard) -> qe.UpdateOperation:
             self._ended = self._ended or any("valid_to" in p.payload for p in points)
             self._archived = self._archived or any("archived" in p.payload for p in points)
+            self._kinds_of(p.payload for p in points)
             candidates = slot_map(p.id for p in points)
             found, homeless = place(self._taken(shard, candidates), candidates)
             if homeless:
@@ -401,6 +413,14 @@ class EdgeBackend:
         # Built under the write lock (no other write takes a slot meanwhile) and inside _call: a payload qe.Point
         # refuses is a StoreError too.
         self._write(build, nbytes=upsert_bytes(points), written=len(points), then=then)
+
+    def _kinds_of(self, payloads: Iterable[dict[str, Any]]) -> None:
+        """Before a write: the kinds it brings count as stored (any unknown one: every kind may be)."""
+        if self._kinds is None:
+            return
+        new = {p["kind"] for p in payloads if "kind" in p} - self._kinds
+        if new:
+            self._kinds = None if new - set(KINDS) else self._kinds | new
 
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
@@ -423,6 +443,7 @@ class EdgeBackend:
             def build(shard: qe.EdgeShard) -> qe.UpdateOperation | None:
                 self._ended = self._ended or payload.get("valid_to") is not None
                 self._archived = self._archived or bool(payload.get("archived"))
+                self._kinds_of([payload])
                 homes.extend(self._homes(shard, ids).values())
                 return qe.UpdateOperation.set_payload(homes, payload) if homes else None
 
