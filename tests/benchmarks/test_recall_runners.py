@@ -66,6 +66,21 @@ def test_longmemeval_a_refused_turn_is_counted_and_its_session_kept() -> None:
     assert result["configs"]["no floor (threshold=0.0)"]["by_type"]["overall"]["session_any@5"] == 1.0
 
 
+def _hit(session: str) -> Any:
+    return type("Hit", (), {"record": type("Record", (), {"session_id": session, "external_id": None})()})()
+
+
+def test_longmemeval_ranked_session_metrics_read_down_to_k_distinct_sessions() -> None:
+    question = longmemeval.Question("q1", "multi-session", "How many?", datetime(2023, 5, 20, tzinfo=UTC),
+                                    frozenset({"s6"}), ())  # fmt: skip
+    ranking = [_hit(s) for s in ("s1", "s1", "s2", "s3", "s3", "s4", "s5", "s6")]
+
+    got = longmemeval.scores(question, ranking[:10], ranking)
+
+    assert got["session_any@5"] == 0.0  # the top 5 hits span three sessions
+    assert (got["ranked_any@5"], got["ranked_all@10"]) == (0.0, 1.0)  # s6 is the sixth distinct session
+
+
 @needs_longmemeval
 def test_longmemeval_main_writes_the_results_of_the_questions_asked(tmp_path: Path) -> None:
     out = tmp_path / "longmemeval.json"
