@@ -11,8 +11,14 @@ A scope's counts are those of its memories when it was first read in this proces
 the first of user, agent and session; a store-wide key when none is given), plus every text embedded into it since.
 A memory is embedded with the counts as they are when it is added, and never again: measured, embedding each
 LoCoMo session with the counts of the sessions before it recalls as well as counts taken over the whole
-conversation. Deleted memories stay counted until the scope is read again (a reopened store, or a scope evicted
-from the cache). The counts are statistics for ranking, never data: a miscount moves scores, not records.
+conversation. Deleted memories stay counted until the scope is read again. The counts are statistics for ranking,
+never data: a miscount moves scores, not records.
+
+Reading a scope's texts costs ~35 ms for 1,000 short memories and seconds for 100,000 (MiniLM tokenizes each), so
+the counts are also saved beside the store (``engine.saved_counts``: at ``flush()``, at ``close()`` and when a scope
+leaves the cache) and read back instead while the store still holds as many records of the scope as the counts
+knew (``TokenStats.stored``); a scope whose count changed otherwise (a delete, a write the counts never saw) is
+read again. ``Snapshot`` is what is saved.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -28,7 +35,16 @@ import numpy.typing as npt
 from memadapt_core.embedders.base import TokenWeights
 from memadapt_core.filters import FilterSpec
 
-__all__ = ["BOOTSTRAP_LIMIT", "ScopeKey", "ScopeTokenStats", "Scoped", "TokenStats", "key_filter", "key_of"]
+__all__ = [
+    "BOOTSTRAP_LIMIT",
+    "ScopeKey",
+    "ScopeTokenStats",
+    "Scoped",
+    "Snapshot",
+    "TokenStats",
+    "key_filter",
+    "key_of",
+]
 
 #: Imagined texts with each token, and as many without, added to every scope's counts (a round number: on LoCoMo
 #: 0, 2, 5 and 10 recall the same within 0.002; tests/core/test_recency.py's three-memory scopes need it).
@@ -70,23 +86,54 @@ def key_filter(key: ScopeKey) -> FilterSpec:
     return FilterSpec(session_id=value) if kind == "session" else FilterSpec()
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """One scope's counts as saved: ``n`` texts counted, ``stored`` the scope's records in the store as the counts
+    knew them, and the document frequency ``dfs[i]`` of each token id ``ids[i]`` (those counted at least once)."""
+
+    key: ScopeKey
+    n: int
+    stored: int
+    ids: npt.NDArray[np.int32]
+    dfs: npt.NDArray[np.int32]
+
+
 class TokenStats:
     """Document frequencies of token ids over one scope's texts, and the weights they give."""
 
-    __slots__ = ("_weights", "df", "n")
+    __slots__ = ("_weights", "df", "n", "saved", "stored", "version")
 
     def __init__(self, vocab_size: int) -> None:
         self.n = 0
         self.df = np.zeros(vocab_size, dtype=np.int32)
         self._weights: TokenWeights | None = None
+        self.stored = 0  # the scope's records in the store, as far as these counts know
+        self.version = 0  # texts counted since these counts were made; ``saved``: the version last saved
+        self.saved = -1
 
-    def observe(self, texts_ids: Iterable[npt.NDArray[np.int64]]) -> None:
-        """Count texts: each token once per text it occurs in."""
+    @classmethod
+    def restored(cls, vocab_size: int, snap: Snapshot) -> TokenStats:
+        """The counts ``snap`` saved, marked as saved."""
+        stats = cls(vocab_size)
+        stats.n, stats.stored, stats.saved = snap.n, snap.stored, 0
+        stats.df[snap.ids] = snap.dfs
+        return stats
+
+    def observe(self, texts_ids: Iterable[npt.NDArray[np.int64]]) -> int:
+        """Count texts: each token once per text it occurs in. Returns how many texts were counted."""
+        counted = 0
         for ids in texts_ids:
-            self.n += 1
+            counted += 1
             self._weights = None  # recomputed when next asked for (a search asks without counting anything)
             if len(ids):
                 self.df[np.unique(np.clip(ids, 0, len(self.df) - 1))] += 1
+        self.n += counted
+        self.version += counted
+        return counted
+
+    def snapshot(self, key: ScopeKey) -> Snapshot:
+        ids = np.flatnonzero(self.df).astype(np.int32)
+        return Snapshot(key, self.n, self.stored, ids, self.df[ids].copy())
 
     def weights(self) -> TokenWeights:
         """BM25's IDF of every token id, ``ln(1 + (n - df + 0.5) / (df + 0.5))``, over the scope's texts and
@@ -104,12 +151,14 @@ class TokenStats:
 
 class ScopeTokenStats:
     """The counts of the scopes read lately (``capacity`` of them, least recently used dropped first). Thread-safe:
-    the sync store is shared by threads and the async one offloads reads."""
+    the sync store is shared by threads and the async one offloads reads. No I/O: what is to be saved is handed out
+    (``evicted``, ``unsaved``) and the caller saves it (engine.saved_counts)."""
 
     def __init__(self, vocab_size: int, capacity: int) -> None:
         self.vocab_size = vocab_size
         self.capacity = capacity
         self._stats: OrderedDict[ScopeKey, TokenStats] = OrderedDict()
+        self._evicted: list[Snapshot] = []  # dropped from the cache with texts counted since they were saved
         self._lock = threading.Lock()
 
     def weights(self, key: ScopeKey, adding: Iterable[npt.NDArray[np.int64]] = ()) -> TokenWeights | None:
@@ -120,20 +169,53 @@ class ScopeTokenStats:
             if stats is None:
                 return None
             self._stats.move_to_end(key)
-            stats.observe(adding)
+            stats.stored += stats.observe(adding)
             return stats.weights()
 
     def load(
-        self, key: ScopeKey, stored: Iterable[npt.NDArray[np.int64]], adding: Iterable[npt.NDArray[np.int64]] = ()
-    ) -> TokenWeights:
-        """The scope's counts, read from its stored texts (those another thread read first win), then ``adding``
-        counted as ``weights`` counts it; its weights."""
+        self, key: ScopeKey, stored: Iterable[npt.NDArray[np.int64]], adding: Iterable[npt.NDArray[np.int64]] = (),
+        *, count: int = 0,
+    ) -> TokenWeights:  # fmt: skip
+        """The scope's counts, read from its stored texts (``count``: the scope's records in the store; those
+        another thread read first win), then ``adding`` counted as ``weights`` counts it; its weights."""
         fresh = TokenStats(self.vocab_size)
         fresh.observe(stored)
+        fresh.stored = count
+        return self._held(key, fresh, adding)
+
+    def restore(self, key: ScopeKey, snap: Snapshot, adding: Iterable[npt.NDArray[np.int64]] = ()) -> TokenWeights:
+        """As ``load``, from the counts ``snap`` saved."""
+        return self._held(key, TokenStats.restored(self.vocab_size, snap), adding)
+
+    def _held(self, key: ScopeKey, fresh: TokenStats, adding: Iterable[npt.NDArray[np.int64]]) -> TokenWeights:
         with self._lock:
             stats = self._stats.setdefault(key, fresh)
             self._stats.move_to_end(key)
             while len(self._stats) > self.capacity:
-                self._stats.popitem(last=False)
-            stats.observe(adding)
+                old_key, old = self._stats.popitem(last=False)
+                if old.version != old.saved:
+                    self._evicted.append(old.snapshot(old_key))
+            stats.stored += stats.observe(adding)
             return stats.weights()
+
+    def evicted(self) -> list[Snapshot]:
+        """The counts dropped from the cache since last asked, that were not saved as they were."""
+        with self._lock:
+            out, self._evicted = self._evicted, []
+            return out
+
+    def unsaved(self) -> list[tuple[Snapshot, int]]:
+        """Every held scope's counts not saved as they are, with their version (for ``mark_saved``), and the evicted
+        ones (version -1)."""
+        with self._lock:
+            held = [(stats.snapshot(key), stats.version) for key, stats in self._stats.items()
+                    if stats.version != stats.saved]  # fmt: skip
+            out, self._evicted = [(snap, -1) for snap in self._evicted] + held, []
+            return out
+
+    def mark_saved(self, saved: Iterable[tuple[Snapshot, int]]) -> None:
+        """The counts that were saved, as ``unsaved`` gave them: a scope counted since stays unsaved."""
+        with self._lock:
+            for snap, version in saved:
+                if (stats := self._stats.get(snap.key)) is not None and version >= 0:
+                    stats.saved = max(stats.saved, version)

@@ -363,6 +363,7 @@ class AsyncMemory(MemoryBase):
             await worker.start()
             await worker.flush()
         await self._run(tiers.write_visits, r, heavy=True)
+        await self._run(r.save_counts, heavy=True)
         await self._run(r.backend.flush, heavy=True)
 
     async def consolidate(

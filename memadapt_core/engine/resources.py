@@ -34,6 +34,7 @@ from memadapt_core.sparse import SparseEncoder
 from memadapt_core.token_stats import BOOTSTRAP_LIMIT, Scoped, ScopeKey, ScopeTokenStats, key_filter, key_of
 
 from .background import BackgroundWrites
+from .saved_counts import SavedCounts, counts_file
 
 __all__ = ["Resources", "build_settings"]
 
@@ -75,6 +76,7 @@ class Resources:
         self.background = BackgroundWrites()  # adapters' background writes, waited for by close() and flush()
         self.hooks = Hooks(create_plugin_manager(plugins, load_entrypoints=load_entrypoints))
         self._tempdir: str | None = None
+        self._folder: Path | None = None  # the store's folder on disk, when it outlives the process
         self.backend: VectorBackend = self._open_backend()
         try:
             if embedder is None:
@@ -98,8 +100,12 @@ class Resources:
         self.collection = dataclasses.replace(self.collection, pooling=made_with)  # the store's, if it has one
         self.settings = settings = _calibrated(settings, self.embedder.calibration(made_with))
         self.token_stats: ScopeTokenStats | None = None  # the scopes' token counts, when pooling weighs tokens
+        self.saved_counts: SavedCounts | None = None  # ... and where they are saved (engine.saved_counts)
         if made_with == "scope_idf" and self.embedder.vocab_size:
             self.token_stats = ScopeTokenStats(self.embedder.vocab_size, settings.pooling_scopes)
+            if self._folder is not None:
+                path = counts_file(self._folder, self.collection.name)
+                self.saved_counts = SavedCounts(path, self.embedder.vocab_size)
         self.access = AccessLedger()  # visits counted by search, written at flush (memadapt_core.heat)
         self.closed = False
         try:
@@ -136,6 +142,7 @@ class Resources:
             from memadapt_core.backends.client import QdrantClientBackend
 
             if s.path:
+                self._folder = Path(s.path).expanduser()
                 return QdrantClientBackend(path=s.path, scope_idf=scope_idf, scope_idf_required=required)
             return QdrantClientBackend(
                 location=s.location or ":memory:", scope_idf=scope_idf, scope_idf_required=required
@@ -150,6 +157,8 @@ class Resources:
         if s.location == ":memory:" and not s.path:
             self._tempdir = tempfile.mkdtemp(prefix="memadapt-")
             folder, durability = Path(self._tempdir), "process"  # removed on close: a power cut loses it anyway
+        else:
+            self._folder = folder
         return EdgeBackend(
             folder, min_free_disk_mb=s.min_free_disk_mb, vacuum_after_deletes=s.vacuum_after_deletes,
             payload_cache=s.payload_cache, payload_cache_bytes=s.payload_cache_mb * 2**20, durability=durability,
@@ -209,12 +218,29 @@ class Resources:
         return out
 
     def _load_counts(self, key: ScopeKey, adding: Sequence[npt.NDArray[np.int64]]) -> TokenWeights:
-        """A scope's counts read from its stored texts, with ``adding`` (token ids) counted; its weights."""
-        assert self.token_stats is not None
+        """A scope's counts, saved (while the store holds as many of its records as they knew) or read from its
+        stored texts, with ``adding`` (token ids) counted; its weights. Blocking."""
+        stats = self.token_stats
+        assert stats is not None
         flt = key_filter(key)
-        points = self.backend.scroll(flt, max(1, min(self.backend.count(flt), BOOTSTRAP_LIMIT)), descending=True)
-        texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in points]
-        return self.token_stats.load(key, self.embedder.token_ids(texts) if texts else [], adding)
+        count = self.backend.count(flt)
+        saved = self.saved_counts.get(key) if self.saved_counts is not None else None
+        if saved is not None and saved.stored == count:
+            weights = stats.restore(key, saved, adding)
+        else:
+            points = self.backend.scroll(flt, max(1, min(count, BOOTSTRAP_LIMIT)), descending=True)
+            texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in points]
+            weights = stats.load(key, self.embedder.token_ids(texts) if texts else [], adding, count=count)
+        if self.saved_counts is not None and (evicted := stats.evicted()):
+            self.saved_counts.put(evicted)
+        return weights
+
+    def save_counts(self) -> None:
+        """Save every scope's token counts counted since they were saved (``flush``, ``close``). Blocking."""
+        if self.token_stats is not None and self.saved_counts is not None:
+            unsaved = self.token_stats.unsaved()
+            if self.saved_counts.put([snap for snap, _ in unsaved]):
+                self.token_stats.mark_saved(unsaved)
 
     def instructions(self, scope: Scope) -> list[str]:
         """Extra extraction instructions from plugins (``memadapt_extraction_instructions``)."""
@@ -230,6 +256,13 @@ class Resources:
             return
         self.closed = True
         try:
+            if self.saved_counts is not None:  # a cache: whatever happens to it, the store is closed
+                try:
+                    self.save_counts()
+                except Exception:
+                    logger.exception("memadapt: the token counts were not saved; scopes will be read again")
+                finally:
+                    self.saved_counts.close()
             self.backend.close()
         finally:
             self.embedder.close()

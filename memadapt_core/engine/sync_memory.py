@@ -341,6 +341,7 @@ class Memory(MemoryBase):
             worker.start()
             worker.flush()
         tiers.write_visits(r)
+        r.save_counts()
         r.backend.flush()
 
     def consolidate(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import latency, locomo, peers, scale, scope_scale
+from benchmarks import first_search, latency, locomo, peers, scale, scope_scale
 from benchmarks._locomo_data import EvidenceReport, load, normalise_evidence
 
 TURNS = [
@@ -231,3 +231,13 @@ def test_http_latency_runner_measures_both_paths(tmp_path: Path, monkeypatch: py
     rows = json.loads(out.read_text())["rows"]
     assert [r[0] for r in rows] == ["in-process (Memory)", "HTTP API (RemoteMemory, 127.0.0.1)"]
     assert all(float(x) > 0 for r in rows for x in r[1:])
+
+
+def test_first_search_measures_each_scope_with_its_counts_saved_and_without(tmp_path: Path) -> None:
+    out = tmp_path / "first_search.json"
+
+    result = first_search.main(["--users", "2", "--per-user", "20", "--big", "40", "--out", str(out)])
+
+    assert [p["counts_saved"] for p in result["passes"]] == [False, True, False, True]
+    assert all(p["first_p50_ms"] > 0 and p["big_first_ms"] > 0 for p in result["passes"])
+    assert json.loads(out.read_text())["store"]["users"] == 2

@@ -1,0 +1,176 @@
+"""A scope's token counts (``embedder.pooling="scope_idf"``) are saved beside the store and read back instead of its
+texts, while the store holds as many records of the scope as the counts knew (memadapt_core.engine.saved_counts)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memadapt_core import AsyncMemory, Memory
+from memadapt_core.engine.saved_counts import SavedCounts, counts_file
+from memadapt_core.token_stats import Snapshot
+
+WEIGHED = {"provider": "wordllama", "pooling": "scope_idf"}
+TURNS = [
+    "I moved to Berlin in May and the flat is lovely.",
+    "My sister Ines visits from Porto next week.",
+    "I adopted a beagle called Rocky.",
+    "Rocky chewed my running shoes again.",
+]
+QUERY = "who chewed my shoes?"
+
+
+def _reads(mem: Memory | AsyncMemory) -> list[Any]:
+    """Record each scroll of the store (a scope's texts are read by one): the list it appends to."""
+    backend = mem._resources.backend
+    calls: list[Any] = []
+    scroll = backend.scroll
+
+    def counted(flt: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(flt)
+        return scroll(flt, *args, **kwargs)
+
+    backend.scroll = counted  # type: ignore[method-assign]
+    return calls
+
+
+def _store(path: Path, users: tuple[str, ...] = ("maya",)) -> list[float]:
+    """A store with the turns in each user's scope; the first user's query vector."""
+    with Memory(path=str(path), embedder=WEIGHED) as mem:
+        for user in users:
+            mem.add([{"role": "user", "content": t} for t in TURNS], user_id=user)
+        return mem.query_vector(QUERY, user_id=users[0])
+
+
+def test_a_reopened_store_weighs_a_scope_by_its_saved_counts_without_reading_its_texts(tmp_path: Path) -> None:
+    before = _store(tmp_path)
+    with Memory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        after = mem.query_vector(QUERY, user_id="maya")
+    assert reads == []
+    np.testing.assert_allclose(after, before, atol=1e-6)
+
+
+def test_the_counts_are_saved_in_a_hidden_file_beside_the_collection(tmp_path: Path) -> None:
+    _store(tmp_path)
+    (collection,) = [p.name for p in tmp_path.iterdir() if p.is_dir()]
+    assert counts_file(tmp_path, collection).is_file()
+    assert counts_file(tmp_path, collection).name.startswith(".")
+
+
+def test_a_scope_whose_records_changed_since_its_counts_were_saved_is_read_again(tmp_path: Path) -> None:
+    _store(tmp_path)
+    with Memory(path=str(tmp_path)) as mem:  # a delete in a process that never weighed the scope
+        mem.delete(mem.list(user_id="maya").records[0].id)
+    with Memory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        after = mem.query_vector(QUERY, user_id="maya")
+        read_again = mem._resources.token_stats.unsaved()  # type: ignore[union-attr]
+    assert len(reads) == 1
+    assert read_again[0][0].n == len(TURNS) - 1
+    with Memory(path=str(tmp_path)) as mem:
+        assert mem.query_vector(QUERY, user_id="maya") == after  # saved again at close: read back as it was
+
+
+def test_texts_added_after_the_counts_were_read_back_are_counted_and_saved(tmp_path: Path) -> None:
+    _store(tmp_path)
+    with Memory(path=str(tmp_path)) as mem:
+        mem.add("Rocky also chewed my sister's sandals.", user_id="maya")
+        want = mem.query_vector(QUERY, user_id="maya")
+    with Memory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        assert mem.query_vector(QUERY, user_id="maya") == want
+    assert reads == []
+
+
+def test_a_scope_dropped_from_the_cache_comes_back_from_its_saved_counts(tmp_path: Path) -> None:
+    with Memory(path=str(tmp_path), embedder=WEIGHED, pooling_scopes=1) as mem:
+        for user in ("ann", "bob"):
+            mem.add([{"role": "user", "content": t} for t in TURNS], user_id=user)
+        want = mem.query_vector(QUERY, user_id="ann")
+        mem.query_vector(QUERY, user_id="bob")  # ann leaves the cache, her counts saved
+        reads = _reads(mem)
+        assert mem.query_vector(QUERY, user_id="ann") == want
+    assert reads == []
+
+
+def test_flush_saves_the_counts(tmp_path: Path) -> None:
+    with Memory(path=str(tmp_path), embedder=WEIGHED) as mem:
+        mem.add([{"role": "user", "content": t} for t in TURNS], user_id="maya")
+        mem.flush()
+        saved = SavedCounts(counts_file(tmp_path, mem.stats()["collection"]), mem._resources.embedder.vocab_size)
+        snap = saved.get(("user", "maya"))
+        saved.close()
+    assert snap is not None
+    assert (snap.n, snap.stored) == (len(TURNS), len(TURNS))
+
+
+def test_a_damaged_counts_file_is_set_aside_and_the_scope_read_from_the_store(tmp_path: Path) -> None:
+    before = _store(tmp_path)
+    (collection,) = [p.name for p in tmp_path.iterdir() if p.is_dir()]
+    counts_file(tmp_path, collection).write_bytes(b"not a database" * 100)
+    with Memory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        after = mem.query_vector(QUERY, user_id="maya")
+    assert len(reads) == 1
+    np.testing.assert_allclose(after, before, atol=1e-6)
+    with Memory(path=str(tmp_path)) as mem:  # written afresh at close
+        reads = _reads(mem)
+        mem.query_vector(QUERY, user_id="maya")
+    assert reads == []
+
+
+def test_counts_saved_for_another_vocabulary_are_not_used(tmp_path: Path) -> None:
+    saved = SavedCounts(tmp_path / "counts.sqlite", vocab_size=10)
+    ids, dfs = np.array([1, 2], dtype=np.int32), np.array([3, 1], dtype=np.int32)
+    assert saved.put([Snapshot(("user", "a"), 3, 3, ids, dfs)])
+    saved.close()
+    assert SavedCounts(tmp_path / "counts.sqlite", vocab_size=20).get(("user", "a")) is None
+    again = SavedCounts(tmp_path / "counts.sqlite", vocab_size=10).get(("user", "a"))
+    assert again is not None
+    assert again.ids.tolist() == [1, 2]
+    assert again.dfs.tolist() == [3, 1]
+
+
+def test_an_unwritable_counts_file_leaves_the_store_working(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    saved = SavedCounts(tmp_path / "missing-folder" / "counts.sqlite", vocab_size=10)
+    ids = np.array([1], dtype=np.int32)
+    assert not saved.put([Snapshot(("user", "a"), 1, 1, ids, ids)])
+    assert saved.get(("user", "a")) is None
+    assert "cannot open the saved token counts" in caplog.text
+
+
+def test_an_in_memory_store_saves_no_counts() -> None:
+    with Memory(location=":memory:", embedder=WEIGHED) as mem:
+        assert mem._resources.saved_counts is None
+
+
+async def test_the_async_twin_reads_the_saved_counts_too(tmp_path: Path) -> None:
+    before = _store(tmp_path)
+    async with AsyncMemory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        after = await mem.query_vector(QUERY, user_id="maya")
+        await mem.add("Rocky sleeps on the sofa.", user_id="maya")
+        await mem.flush()
+    assert reads == []
+    np.testing.assert_allclose(after, before, atol=1e-6)
+    with Memory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        mem.query_vector(QUERY, user_id="maya")
+    assert reads == []
+
+
+def test_a_forked_child_leaves_the_parents_counts_file_alone(tmp_path: Path) -> None:
+    saved = SavedCounts(tmp_path / "counts.sqlite", vocab_size=10)
+    ids = np.array([1], dtype=np.int32)
+    assert saved.put([Snapshot(("user", "a"), 1, 1, ids, ids)])
+    saved._pid = -1  # as a child forked from the process that opened it sees it
+
+    assert saved.get(("user", "a")) is None
+    assert not saved.put([Snapshot(("user", "b"), 1, 1, ids, ids)])
+    saved._pid = os.getpid()
+    saved.close()
