@@ -300,7 +300,7 @@ class MemorySettings(_RedactedURLs, BaseSettings):
         128, ge=0, description="embedded store: refuse to open or write below this much free disk (0: never)"
     )
     pooling_scopes: int = Field(
-        256, ge=1, description="scopes whose token counts (embedder.pooling 'scope_idf') stay in memory, ~128 KiB each"
+        256, ge=1, description="scopes whose token counts (embedder.pooling 'scope_idf') stay in memory, ~240 KiB each"
     )
     payload_cache: int = Field(
         100_000, ge=0, description="embedded store: records whose decoded payloads stay in memory (0: none)"
