@@ -4,6 +4,7 @@ texts, while the store holds as many records of the scope as the counts knew (me
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +175,29 @@ def test_a_forked_child_leaves_the_parents_counts_file_alone(tmp_path: Path) -> 
     assert not saved.put([Snapshot(("user", "b"), 1, 1, ids, ids)])
     saved._pid = os.getpid()
     saved.close()
+
+
+def test_counts_saved_while_threads_add_and_evict_match_a_fresh_read_of_the_texts(tmp_path: Path) -> None:
+    users = [f"u{i}" for i in range(6)]
+
+    def writer(user: str) -> None:
+        for i in range(15):
+            mem.add(f"{user} note {i}: {TURNS[i % len(TURNS)]}", user_id=user)
+
+    with Memory(path=str(tmp_path), embedder=WEIGHED, pooling_scopes=2) as mem:
+        threads = [threading.Thread(target=writer, args=(u,)) for u in users]
+        for t in threads:
+            t.start()
+        for _ in range(5):
+            mem.flush()
+        for t in threads:
+            t.join()
+    with Memory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        restored = {u: mem.query_vector(QUERY, user_id=u) for u in users}
+    assert reads == []  # every scope came back from its saved counts
+    (collection,) = [p.name for p in tmp_path.iterdir() if p.is_dir()]
+    counts_file(tmp_path, collection).unlink()
+    with Memory(path=str(tmp_path)) as mem:
+        for u in users:
+            np.testing.assert_allclose(mem.query_vector(QUERY, user_id=u), restored[u], atol=1e-6)
