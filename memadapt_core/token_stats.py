@@ -204,18 +204,20 @@ class ScopeTokenStats:
             out, self._evicted = self._evicted, []
             return out
 
-    def unsaved(self) -> list[tuple[Snapshot, int]]:
-        """Every held scope's counts not saved as they are, with their version (for ``mark_saved``), and the evicted
-        ones (version -1)."""
+    def unsaved(self) -> list[tuple[Snapshot, TokenStats | None, int]]:
+        """Every held scope's counts not saved as they are, each with the counts it was taken from and their version
+        (for ``mark_saved``), and the evicted ones (no counts: they are held no more)."""
         with self._lock:
-            held = [(stats.snapshot(key), stats.version) for key, stats in self._stats.items()
+            out: list[tuple[Snapshot, TokenStats | None, int]] = [(snap, None, 0) for snap in self._evicted]
+            out += [(stats.snapshot(key), stats, stats.version) for key, stats in self._stats.items()
                     if stats.version != stats.saved]  # fmt: skip
-            out, self._evicted = [(snap, -1) for snap in self._evicted] + held, []
+            self._evicted = []
             return out
 
-    def mark_saved(self, saved: Iterable[tuple[Snapshot, int]]) -> None:
-        """The counts that were saved, as ``unsaved`` gave them: a scope counted since stays unsaved."""
+    def mark_saved(self, saved: Iterable[tuple[Snapshot, TokenStats | None, int]]) -> None:
+        """The counts that were saved, as ``unsaved`` gave them: a scope counted since, or dropped and read again
+        meanwhile, stays unsaved."""
         with self._lock:
-            for snap, version in saved:
-                if (stats := self._stats.get(snap.key)) is not None and version >= 0:
+            for snap, stats, version in saved:
+                if stats is not None and self._stats.get(snap.key) is stats:
                     stats.saved = max(stats.saved, version)

@@ -239,7 +239,7 @@ class Resources:
         """Save every scope's token counts counted since they were saved (``flush``, ``close``). Blocking."""
         if self.token_stats is not None and self.saved_counts is not None:
             unsaved = self.token_stats.unsaved()
-            if self.saved_counts.put([snap for snap, _ in unsaved]):
+            if self.saved_counts.put([snap for snap, _, _ in unsaved]):
                 self.token_stats.mark_saved(unsaved)
 
     def instructions(self, scope: Scope) -> list[str]:

@@ -13,7 +13,7 @@ import pytest
 
 from memadapt_core import AsyncMemory, Memory
 from memadapt_core.engine.saved_counts import SavedCounts, counts_file
-from memadapt_core.token_stats import Snapshot
+from memadapt_core.token_stats import ScopeTokenStats, Snapshot
 
 WEIGHED = {"provider": "wordllama", "pooling": "scope_idf"}
 TURNS = [
@@ -123,6 +123,18 @@ def test_a_damaged_counts_file_is_set_aside_and_the_scope_read_from_the_store(tm
         reads = _reads(mem)
         mem.query_vector(QUERY, user_id="maya")
     assert reads == []
+
+
+def test_counts_marked_saved_after_their_scope_was_read_again_leave_the_new_counts_unsaved() -> None:
+    cache = ScopeTokenStats(vocab_size=5, capacity=1)
+    cache.load(("user", "a"), [np.array([1])], count=1)
+    taken = cache.unsaved()
+    cache.load(("user", "b"), [], count=0)  # a leaves the cache ...
+    cache.load(("user", "a"), [np.array([2])], count=1)  # ... and is read again: other counts, the same version
+
+    cache.mark_saved(taken)
+
+    assert [snap.key for snap, _, _ in cache.unsaved()][-1] == ("user", "a")
 
 
 def test_counts_saved_for_another_vocabulary_are_not_used(tmp_path: Path) -> None:
