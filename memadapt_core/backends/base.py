@@ -70,6 +70,7 @@ class CollectionInfo:
     embedder: str
     dim: int
     pooling: str = "mean"  # how the embedder pooled token vectors ("scope_idf": memadapt_core.token_stats)
+    lexicon: str = "words"  # how the words were cut for BM25 (memadapt_core.sparse.LEXICONS)
 
 
 class VectorBackend(Protocol):
@@ -81,10 +82,10 @@ class VectorBackend(Protocol):
     def collections(self) -> list[str]:
         """The names of the collections the store already holds (opening none of them)."""
 
-    def open_collection(self, info: CollectionInfo) -> str:
+    def open_collection(self, info: CollectionInfo) -> CollectionInfo:
         """Create the collection with its indexes, or open it and check it was made by the same embedder. Returns
-        the pooling its vectors were made with: ``info``'s for a new collection, the recorded one for an existing
-        collection ("mean" if it recorded none)."""
+        how it was made: ``info`` for a new collection; for an existing one, the pooling and lexicon it recorded
+        ("mean" and "words" if it recorded none: it was made before they were)."""
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         """Insert or replace whole points (vectors and payload) in one durable write."""

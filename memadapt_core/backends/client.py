@@ -138,7 +138,7 @@ class QdrantClientBackend:
     def collections(self) -> list[str]:
         return sorted(c.name for c in self._call(lambda c: c.get_collections()).collections)
 
-    def open_collection(self, info: CollectionInfo) -> str:
+    def open_collection(self, info: CollectionInfo) -> CollectionInfo:
         self.collection = info.name
         exists = self._call(lambda c: c.collection_exists(info.name))
         if exists:
@@ -146,8 +146,8 @@ class QdrantClientBackend:
             found = read_info(pts[0].payload or {}) if pts else None
             check_embedder(found, info, "")
             if found is not None:
-                return found.pooling
-            info = dataclasses.replace(info, pooling="mean")  # made before the info point: vectors mean-pooled
+                return dataclasses.replace(info, pooling=found.pooling, lexicon=found.lexicon)
+            info = dataclasses.replace(info, pooling="mean", lexicon="words")  # made before the info point
         else:
             self._call(
                 lambda c: c.create_collection(
@@ -163,7 +163,7 @@ class QdrantClientBackend:
                 wait=True, **self._sk,
             )
         )  # fmt: skip
-        return info.pooling
+        return info
 
     def _create_indexes(self, name: str) -> None:
         if not self.remote:

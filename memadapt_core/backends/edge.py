@@ -153,7 +153,7 @@ class EdgeBackend:
         except OSError:  # no folder yet (or unreadable: open_collection says why)
             return []
 
-    def open_collection(self, info: CollectionInfo) -> str:
+    def open_collection(self, info: CollectionInfo) -> CollectionInfo:
         """Open ``info``'s shard, creating it first if the folder holds none. The folder's lock file is taken before
         anything is looked at, so of several processes opening one folder at once exactly one goes on (the others
         get ``StoreLockedError``); a new shard is built in a temporary folder and renamed into place complete, so a
@@ -184,7 +184,7 @@ class EdgeBackend:
         except BaseException:
             self._abandon()
             raise
-        return self.info.pooling if self.info is not None else info.pooling
+        return self.info if self.info is not None else info
 
     def _create(self, tmp: Path, cfg: qe.EdgeConfig, info: CollectionInfo) -> None:
         """A new shard in ``tmp``: its indexes and info point, flushed and closed."""
@@ -205,12 +205,12 @@ class EdgeBackend:
         found = self._read_info()
         check_embedder(found, info, f" in {self.root}")
         if found is None:  # a store made before the info point was written at creation (vectors mean-pooled)
-            found = dataclasses.replace(info, pooling="mean")
+            found = dataclasses.replace(info, pooling="mean", lexicon="words")
             self._create_indexes()
             self._write_info(found)
         elif self._schema() < SCHEMA_VERSION:
-            move_to_slots(self, dataclasses.replace(info, pooling=found.pooling))
-        self._ready(dataclasses.replace(info, pooling=found.pooling))
+            move_to_slots(self, dataclasses.replace(info, pooling=found.pooling, lexicon=found.lexicon))
+        self._ready(dataclasses.replace(info, pooling=found.pooling, lexicon=found.lexicon))
 
     def _abandon(self) -> None:
         """After a failed open: let go of the shard (unflushed: nothing was acknowledged) and of the lock."""

@@ -24,6 +24,8 @@ def info_payload(info: CollectionInfo) -> dict[str, Any]:
     info_ = {"embedder": info.embedder, "dim": info.dim, "schema": SCHEMA_VERSION}
     if info.pooling != "mean":  # a store made before pooling was recorded pooled by the mean
         info_["pooling"] = info.pooling
+    if info.lexicon != "words":  # ... and cut its words as "words" does
+        info_["lexicon"] = info.lexicon
     return {"memadapt_info": info_}
 
 
@@ -32,8 +34,9 @@ def read_info(payload: dict[str, Any]) -> CollectionInfo | None:
     if not isinstance(raw, dict):
         return None
     return CollectionInfo(
-        name="", embedder=str(raw.get("embedder")), dim=int(raw.get("dim", 0)), pooling=str(raw.get("pooling", "mean"))
-    )
+        name="", embedder=str(raw.get("embedder")), dim=int(raw.get("dim", 0)),
+        pooling=str(raw.get("pooling", "mean")), lexicon=str(raw.get("lexicon", "words")),
+    )  # fmt: skip
 
 
 def read_schema(payload: dict[str, Any]) -> int:

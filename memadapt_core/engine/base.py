@@ -147,7 +147,14 @@ class MemoryBase:
 
     def _with_engine_stats(self, out: dict[str, Any], worker_stats: object | None) -> dict[str, Any]:
         r = self._resources
-        out.update({"embedder": r.embedder.name, "dim": r.embedder.dim, "pooling": r.collection.pooling})
+        out.update(
+            {
+                "embedder": r.embedder.name,
+                "dim": r.embedder.dim,
+                "pooling": r.collection.pooling,
+                "lexicon": r.collection.lexicon,
+            }
+        )
         if worker_stats is not None:
             out["consolidation"] = worker_stats
         return out

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import re
 import shutil
@@ -30,7 +29,7 @@ from memadapt_core.models import Scope
 from memadapt_core.passages import char_batches, plan_passages
 from memadapt_core.plugins import Hooks, create_plugin_manager
 from memadapt_core.record_codec import HistoryCap, dense_text
-from memadapt_core.sparse import SparseEncoder
+from memadapt_core.sparse import LEXICONS, SparseEncoder
 from memadapt_core.token_stats import BOOTSTRAP_LIMIT, Scoped, ScopeKey, ScopeTokenStats, key_filter, key_of
 
 from .background import BackgroundWrites
@@ -87,17 +86,20 @@ class Resources:
                 self.backend.close()
             self._release()
             raise
-        self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len)
         try:
             self.collection = CollectionInfo(
                 name=settings.collection or _collection_name(self.embedder), embedder=self.embedder.name,
-                dim=self.embedder.dim, pooling=_pooling(settings.embedder, self.embedder),
+                dim=self.embedder.dim, pooling=_pooling(settings.embedder, self.embedder), lexicon=LEXICONS[-1],
             )  # fmt: skip
-            made_with = self.backend.open_collection(self.collection)
+            self.collection = made = self.backend.open_collection(self.collection)  # the store's, if it has one
+            if made.lexicon not in LEXICONS:
+                msg = f"store: its words were cut by lexicon {made.lexicon!r}, which this memadapt does not know"
+                raise ConfigurationError(msg)
+            self.sparse = SparseEncoder(settings.retrieval.bm25_avg_len, made.lexicon)
         except BaseException:
             self._release()
             raise
-        self.collection = dataclasses.replace(self.collection, pooling=made_with)  # the store's, if it has one
+        made_with = made.pooling
         self.settings = settings = _calibrated(settings, self.embedder.calibration(made_with))
         self.token_stats: ScopeTokenStats | None = None  # the scopes' token counts, when pooling weighs tokens
         self.saved_counts: SavedCounts | None = None  # ... and where they are saved (engine.saved_counts)
@@ -275,7 +277,12 @@ class Resources:
 
 
 #: The collection each built-in embedder makes with its default model.
-_BUILT_IN = {"wordllama": "memadapt_wordllama_l2_supercat_256", "minilm": "memadapt_minilm_l6_int8_384"}
+_BUILT_IN = {
+    "wordllama": "memadapt_wordllama_l2_supercat_256",
+    "minilm": "memadapt_minilm_l6_int8_384",
+    "use": "memadapt_use_m3_512",
+    "multilingual": "memadapt_minilm_l6_int8_use_m3_896",
+}
 
 
 def _adopted(settings: MemorySettings, backend: VectorBackend) -> MemorySettings:
