@@ -69,6 +69,18 @@ class RetrievalSettings(BaseModel):
         None,
         description="... or on a memory sharing a word with it; unset: the embedder's (0.25; 0.2 wordllama by scope)",
     )
+    # The same three for a question mostly in another script than the Latin (Chinese, Japanese, Korean, Cyrillic...:
+    # memadapt_core.scripts.route_of): the default embedder reads those with its multilingual model alone, whose
+    # cosines and ranking weigh differently (docs/languages.md).
+    floor_dense_nonlatin: float | None = Field(
+        None, description="relevance floor of a question in a non-Latin script; unset: the embedder's (0.3)"
+    )
+    floor_dense_with_sparse_nonlatin: float | None = Field(
+        None, description="... or on a memory sharing a word with it; unset: the embedder's (0.25)"
+    )
+    dense_weight_nonlatin: float | None = Field(
+        None, ge=0, description="weight of meaning against words for such a question; unset: the embedder's (0.5)"
+    )
     dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
     sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")
     speaker_boost: float = Field(0.3, ge=0, description="when the query names exactly one speaker")
@@ -142,7 +154,7 @@ class EmbedderSettings(_RedactedURLs, BaseModel):
 
     model_config = ConfigDict(hide_input_in_errors=True)  # an error never echoes what it was given: keys
 
-    provider: str = "minilm"  # "wordllama": the fast profile (docs/benchmarks.md)
+    provider: str = "multilingual"  # MiniLM + USE-m3 (docs/languages.md); "minilm": English only; "wordllama": fast
     model: str | None = None  # wordllama: "l2_supercat" dims 256; openai: "text-embedding-3-small"; fastembed: a name
     dim: int | None = Field(None, ge=1)
     base_url: str | None = None

@@ -53,10 +53,22 @@ class BuiltinPlugin:
 
             return MiniLMEmbedder()
 
+        def use(settings: EmbedderSettings) -> Embedder:
+            from .embedders.use import USEEmbedder
+
+            return USEEmbedder()
+
+        def multilingual(settings: EmbedderSettings) -> Embedder:
+            from .embedders.multilingual import MultilingualEmbedder
+
+            return MultilingualEmbedder()
+
         register("wordllama", wordllama)
         register("openai", openai)
         register("fastembed", fastembed)
         register("minilm", minilm)
+        register("use", use)
+        register("multilingual", multilingual)
 
     @hookimpl
     def memadapt_register_llms(self, register: Callable[[str, Callable[..., Any]], None]) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from .backends.base import Candidate, PointKey
 from .config import RetrievalSettings
+from .scripts import Route
 from .temporal import TimeRange
 
 __all__ = ["QueryPlan", "Ranked", "Tense", "boost", "fuse", "recency_weight", "tense_of"]
@@ -52,6 +53,7 @@ class QueryPlan:
     when: bool = False
     threshold: float | None = None  # None: the default floor; a number: a minimum fused score
     tense: Tense = "past"  # how much the newest of similar memories should win (recency_weight)
+    route: Route = "latin"  # the question's script: which floors and dense weight apply (scripts.route_of)
 
 
 @dataclass(slots=True)
@@ -75,13 +77,27 @@ def _minmax(cands: list[Candidate], min_span: float) -> tuple[float, float, floa
     return lo, 1.0 / span, 0.0
 
 
-def is_relevant(dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings) -> bool:
+def floors(cfg: RetrievalSettings, route: Route) -> tuple[float, float, float]:
+    """``floor_dense``, ``floor_dense_with_sparse`` and ``dense_weight`` for a question in ``route``'s script (all
+    set from the embedder's calibration when the store opens)."""
+    if route == "latin":
+        return cfg.floor_dense or 0.0, cfg.floor_dense_with_sparse or 0.0, cfg.dense_weight or 0.0
+    return (
+        cfg.floor_dense_nonlatin or 0.0,
+        cfg.floor_dense_with_sparse_nonlatin or 0.0,
+        cfg.dense_weight_nonlatin or 0.0,
+    )
+
+
+def is_relevant(
+    dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings, route: Route = "latin"
+) -> bool:
     """The relevance floor: the best cosine reaches ``floor_dense``, or a memory that shares a word with the query
     (a BM25 candidate; ``dense`` holds their cosines too) reaches ``floor_dense_with_sparse`` itself. A word in
     common with one memory and a middling cosine with another is no evidence ("how do vaccines train the immune
     system?" against "I'm training for a marathon" and an unrelated health remark)."""
     top = dense[0][1] if dense else 0.0
-    floor, with_sparse = cfg.floor_dense or 0.0, cfg.floor_dense_with_sparse or 0.0  # set from the embedder
+    floor, with_sparse, _ = floors(cfg, route)
     if top >= floor:
         return True
     if not sparse or top < with_sparse:
@@ -102,15 +118,15 @@ def fuse(
 ) -> list[Ranked]:
     """Stage one, on ids and raw scores only: the floor, then linear fusion of normalised scores, the ``depth`` best
     first (all of them when None)."""
-    if plan.threshold is None and not is_relevant(dense, sparse, cfg):
+    if plan.threshold is None and not is_relevant(dense, sparse, cfg, plan.route):
         return []
+    floor_dense, _, dense_weight = floors(cfg, plan.route)
     d_lo, d_scale, d_const = _minmax(dense, cfg.dense_min_span)
     s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0][1] if sparse else 0.0))
     raw_s = dict(sparse)
-    dense_weight = cfg.dense_weight or 0.0  # set from the embedder
     total = (dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
     wd, ws = dense_weight / total, cfg.sparse_weight / total
-    floor = (cfg.floor_dense or 0.0) if plan.threshold is None else None
+    floor = floor_dense if plan.threshold is None else None
     tied = _lexical_ties(dense, raw_s, cfg.lexical_tie_cosine)
     scored: list[tuple[float, PointKey, float, float]] = []  # fused, id, raw dense, raw sparse
     seen: set[PointKey] = set()

@@ -76,6 +76,10 @@ class Embedder(ABC):
             "floor_dense": self.floor_dense,
             "floor_dense_with_sparse": self.floor_dense_with_sparse,
             "dense_weight": self.dense_weight,
+            # An embedder that does not route by script scores every question on one scale.
+            "floor_dense_nonlatin": self.floor_dense,
+            "floor_dense_with_sparse_nonlatin": self.floor_dense_with_sparse,
+            "dense_weight_nonlatin": self.dense_weight,
         }
 
     def _pooled(self, texts: Sequence[str], weights: TokenWeights | None) -> Vectors:

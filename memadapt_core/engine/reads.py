@@ -18,6 +18,7 @@ from memadapt_core.filters import FilterSpec, parse_filters
 from memadapt_core.models import PERSONAL_KINDS, MemoryRecord, Scope, SearchHit
 from memadapt_core.ranking import QueryPlan, Ranked, boost, tense_of
 from memadapt_core.record_codec import record_from_payload, utcnow
+from memadapt_core.scripts import route_of
 from memadapt_core.temporal import find_time_range, is_time_only, is_when_question
 from memadapt_core.validation import (
     check_utc,
@@ -120,7 +121,7 @@ def plan_search(
     by_time = None
     if (rng is not None or found is not None) and is_time_only(text):
         by_time = flt if found is None else replace(flt, observed_from=found.start, observed_to=found.end)
-    plan = QueryPlan(text, window, is_when_question(text), floor, tense_of(text))
+    plan = QueryPlan(text, window, is_when_question(text), floor, tense_of(text), route_of(text))
     depth = max(3 * n, s.retrieval.rerank_depth)
     return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, depth, by_time)
 
