@@ -26,6 +26,8 @@ _CURRENT = re.compile(
     r"\s+moment|present(?:ly)?)\b",
     re.IGNORECASE,
 )
+# Chinese has no word boundaries and no tense: these words ask about now (还 / 仍然 "still", 已经 "already").
+_CURRENT_ZH = re.compile(r"现在|目前|当前|最新|最近|近来|如今|眼下|还|仍|依然|依旧|已经")
 _PRESENT = re.compile(
     r"^\s*(?:(?:what|where|who|which|how|why)\b[\w\s']{0,20}?\s)?(?:do|does|am|is|are|have|has)\b(?!\s+\w+ed\b)",
     re.IGNORECASE,
@@ -36,8 +38,9 @@ Tense = Literal["past", "present", "current"]
 
 def tense_of(query: str) -> Tense:
     """ "current": asks for the state of things now ("my current address", "still", "latest"); "present": a
-    present-tense question ("where do I live?"); "past" otherwise ("where did I live?", "when did...")."""
-    if _CURRENT.search(query):
+    present-tense question ("where do I live?"); "past" otherwise ("where did I live?", "when did..."). Chinese
+    questions are "current" or "past" (现在 / 目前 / 还 … make them current)."""
+    if _CURRENT.search(query) or (not query.isascii() and _CURRENT_ZH.search(query)):
         return "current"
     return "present" if _PRESENT.search(query) else "past"
 

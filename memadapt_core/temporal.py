@@ -2,7 +2,8 @@
 
 ``find_time_range("what did I say last week about hiking", now)`` gives last week's Monday..Monday in ``now``'s
 time zone. The reference is *when the text was said* for messages and the query's ``now`` for searches. Ranges
-are half-open ``[start, end)``. Only English expressions are understood; anything else returns None.
+are half-open ``[start, end)``. English and Chinese expressions are understood (Chinese in ``temporal_zh``, consulted
+only when a text holds CJK characters, so English text takes the same path as before); anything else returns None.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import NamedTuple
+
+from . import temporal_zh
 
 __all__ = ["TimeRange", "as_aware", "find_time_range", "is_time_only", "is_when_question", "mentions_time"]
 
@@ -111,16 +114,27 @@ def as_aware(moment: datetime) -> datetime:
 
 def mentions_time(text: str) -> bool:
     """Whether ``text`` names a time: a date, a weekday, a month, 'yesterday', '3 weeks ago', '5pm'…"""
-    return _TIME_WORDS.search(text.lower()) is not None
+    lowered = text.lower()
+    if _TIME_WORDS.search(lowered) is not None:
+        return True
+    return temporal_zh.has_cjk(text) and temporal_zh.mentions_time(text)
 
 
 def is_when_question(text: str) -> bool:
-    return _WHEN.search(text) is not None
+    if _WHEN.search(text) is not None:
+        return True
+    return temporal_zh.has_cjk(text) and temporal_zh.is_when_question(text)
 
 
 def find_time_range(text: str, now: datetime) -> TimeRange | None:
-    """The first time expression in ``text`` (most specific patterns first) as a range, or None."""
+    """The first time expression in ``text`` (most specific patterns first) as a range, or None. In a text with
+    CJK characters, Chinese expressions are looked for first."""
     lowered = text.lower()
+    if temporal_zh.has_cjk(lowered):
+        now = as_aware(now)
+        span = temporal_zh.find_span(lowered, now.date())
+        if span is not None:
+            return TimeRange(_day(span.start, now), _day(span.end, now), span.relative)
     if _ANY.search(lowered) is None:
         return None
     now = as_aware(now)
@@ -267,6 +281,12 @@ def is_time_only(text: str) -> bool:
     """Whether ``text`` asks only about a period: it names a time and, that left out, nothing but words like
     "what did I tell you"."""
     lowered = text.lower()
+    if temporal_zh.has_cjk(lowered):
+        named, rest = temporal_zh.without_time_only_words(lowered)
+        if not named and _ANY.search(rest) is None:
+            return False
+        rest = _ANY.sub(" ", rest)
+        return not temporal_zh.has_cjk(rest) and all(w in _ABOUT_NOTHING for w in _QUERY_WORD.findall(rest))
     if _ANY.search(lowered) is None:
         return False
     rest = _ANY.sub(" ", lowered)
