@@ -71,7 +71,7 @@ class User:
     pair: Any
     exchanges: list[tuple[str, datetime, str, str]]  # (exchange id, when, user text, assistant text)
     questions: list[Question]
-    now: datetime
+    now: datetime | None  # None for a user without a day: searched at the present time
 
 
 @dataclass
@@ -105,17 +105,26 @@ def _pairs(users: Sequence[Any]) -> list[Any]:
 
 
 def _user(u: dict[str, Any]) -> User:
-    exchanges = []
-    for day in sorted(u["days"]):
+    exchanges, days = [], sorted(u["days"])
+    for day in days:
         start = datetime.fromisoformat(day).replace(tzinfo=UTC) + FIRST_TURN
         exchanges += [(x["id"], start + i * GAP, x["user"], x["assistant"]) for i, x in enumerate(u["days"][day])]
-    last = datetime.fromisoformat(max(u["days"])).replace(tzinfo=UTC)
+    now = datetime.fromisoformat(days[-1]).replace(tzinfo=UTC) + timedelta(days=1) + FIRST_TURN if days else None
     questions = [
         Question(u["id"], u["lang"], _pair_of(u), i, q["question"], q.get("kind", "-"),
                  frozenset(q.get("evidence") or ()), bool(q.get("answerable", True)))
         for i, q in enumerate(u["questions"])
     ]  # fmt: skip
-    return User(u["id"], u["lang"], _pair_of(u), exchanges, questions, last + timedelta(days=1) + FIRST_TURN)
+    return User(u["id"], u["lang"], _pair_of(u), exchanges, questions, now)
+
+
+def unknown_evidence(users: Sequence[User]) -> list[str]:
+    """Evidence ids naming no exchange of their user (such a question can never be found through them)."""
+    out = []
+    for u in users:
+        known = {x[0] for x in u.exchanges}
+        out += [f"{u.id}: {e}" for q in u.questions for e in sorted(q.evidence - known)]
+    return out
 
 
 def messages(exchange: tuple[str, datetime, str, str]) -> list[dict[str, Any]]:
@@ -321,6 +330,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "people": len(_pairs(users)),
             "exchanges": sum(len(u.exchanges) for u in users),
             "questions": sum(len(u.questions) for u in users),
+            "evidence_naming_no_exchange": unknown_evidence(users),
             "scored": "answerable questions with evidence; an exchange is found when a hit comes from it",
         },
         "config": {"embedder": args.embedder or "default", "retrieval": retrieval or {}, "search_limit": SEARCH_LIMIT},

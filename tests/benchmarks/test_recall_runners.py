@@ -241,3 +241,12 @@ def test_memorybank_limit_and_folds_keep_a_persons_two_languages_together(tmp_pa
     assert limited["data"]["users"] == ["zh0", "en0", "zh1", "en1"]
     assert [f["users"] for f in folded["folds"]] == [["zh0", "en0"], ["zh1", "en1"], ["zh2", "en2"]]
     assert all(f["summary"]["default floor"]["all"]["all"]["questions"] == 4 for f in folded["folds"])
+
+
+def test_memorybank_lists_evidence_naming_no_exchange(tmp_path: Path) -> None:
+    path = tiny_memorybank(tmp_path / "mb.json")
+    data = json.loads(path.read_text())
+    data["users"][0]["questions"][0]["evidence"] = ["2023-04-27#0", "2023-04-28#7"]
+    path.write_text(json.dumps(data))
+
+    assert memorybank.unknown_evidence(memorybank.load(path)) == ["zh0: 2023-04-28#7"]
