@@ -175,6 +175,15 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
+def make_embedder(name: str | None) -> Any:
+    """A provider name for ``Memory(embedder=...)``; ``hash`` is the deterministic test embedder (smoke tests)."""
+    if name == "hash":
+        from memadapt_core.testing import HashEmbedder
+
+        return HashEmbedder()
+    return name
+
+
 def write_json(path: str | None, data: Any) -> None:
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)

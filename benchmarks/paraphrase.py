@@ -8,12 +8,20 @@ relevance floor and with ``threshold=0.0`` (no floor). Reported per split (``dev
 hit@1 and hit@3 of the paraphrased questions, how many of them the floor emptied, and the empty rate of the unrelated
 questions (the share that return ``[]``; with ``threshold=0.0`` nothing is ever empty, so only hit@k is reported).
 
+``--lang zh`` reads ``benchmarks/data/paraphrase_zh.json``, the same shape written natively in Chinese; ``--lang cross``
+stores its Chinese lines beside English ones of the same user (its ``cross`` part) and asks English questions answered
+by a Chinese memory and Chinese questions answered by an English one (reported per direction, ``en->zh``/``zh->en``).
+
 The runner first checks the dataset's promise: no question shares a content word with its answer, after lowercasing,
 dropping stopwords, and treating two words as one when they share a prefix of 4+ characters or one is a prefix of
-the other (3+ characters): "live"/"lives", "run"/"running". It refuses to measure a dataset that breaks it.
+the other (3+ characters): "live"/"lives", "run"/"running". Chinese is held to more: no character in common beyond a
+short list of function characters (我, 的, 什么...), so no word segmentation can match them. It refuses to measure a
+dataset that breaks it.
 
     python benchmarks/paraphrase.py
     python benchmarks/paraphrase.py --out benchmarks/results/paraphrase.json
+    python benchmarks/paraphrase.py --lang zh --out benchmarks/results/paraphrase-zh.json
+    python benchmarks/paraphrase.py --lang cross --embedder wordllama
 """
 
 from __future__ import annotations
@@ -29,9 +37,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._common import engine_changed, machine, machine_line, pct, table, write_json
+from benchmarks._common import engine_changed, machine, machine_line, make_embedder, pct, table, write_json
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "paraphrase.json"
+ZH_DATA = Path(__file__).resolve().parent / "data" / "paraphrase_zh.json"
+LANGS = {"en": DEFAULT_DATA, "zh": ZH_DATA, "cross": ZH_DATA}
+DIRECTIONS = ("en->zh", "zh->en")
 SPLITS = ("dev", "test")
 CONFIGS = {"default floor": None, "no floor (threshold=0.0)": 0.0}
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)  # the stored lines are one minute apart from here; searches run a day later
@@ -49,10 +60,20 @@ STOPWORDS = frozenset(
     weren weren't won won't wouldn wouldn't""".split()  # noqa: SIM905 (a 179-line list literal otherwise)
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# Chinese function characters a question may share with its answer (pronouns, particles, question words, the
+# commonest auxiliaries and measure words); every other character in common counts as a shared word.
+ZH_FUNCTION = frozenset(
+    "我你他她它们的了是在有吗呢吧啊呀么什怎哪谁几个一不没这那和也都就还要会能可以对给把被从到上下里过着很太最又再才只得地之其与或而为如何些点多少自己"
+)
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+
+
+def content_characters(text: str) -> set[str]:
+    return {c for c in _HAN.findall(text) if c not in ZH_FUNCTION}
 
 
 def same_stem(a: str, b: str) -> bool:
@@ -64,7 +85,21 @@ def same_stem(a: str, b: str) -> bool:
 
 
 def shared(question: str, memory: str) -> list[tuple[str, str]]:
-    return sorted((q, m) for q in content_words(question) for m in content_words(memory) if same_stem(q, m))
+    words = [(q, m) for q in content_words(question) for m in content_words(memory) if same_stem(q, m)]
+    return sorted(words + [(c, c) for c in content_characters(question) & content_characters(memory)])
+
+
+def view(data: dict[str, Any], lang: str) -> dict[str, Any]:
+    """What one run stores and asks: the file as it is, or (``cross``) its lines beside its ``cross`` part's and the
+    cross-lingual questions only."""
+    if lang != "cross":
+        return {k: data[k] for k in ("user_id", "memories", "distractors", "questions", "unrelated")}
+    if "cross" not in data:
+        raise SystemExit("--lang cross: the dataset has no cross part")
+    cross = data["cross"]
+    return {"user_id": data["user_id"], "memories": data["memories"] + cross["memories"],
+            "distractors": data["distractors"] + cross["distractors"], "questions": cross["questions"],
+            "unrelated": cross.get("unrelated", [])}  # fmt: skip
 
 
 def problems(data: dict[str, Any]) -> list[str]:
@@ -83,8 +118,9 @@ def problems(data: dict[str, Any]) -> list[str]:
     return found
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(Path(path).read_text())
+def load(path: str | Path, lang: str = "en") -> dict[str, Any]:
+    """The dataset as ``lang`` runs it (``en`` and ``zh``: the file as it is), checked."""
+    data = view(json.loads(Path(path).read_text(encoding="utf-8")), lang)
     if found := problems(data):
         raise SystemExit("paraphrase dataset broken:\n  " + "\n  ".join(found))
     return data
@@ -102,7 +138,11 @@ def stored_lines(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def run(
-    data: dict[str, Any], *, questions: Sequence[str] | None = None, retrieval: dict[str, Any] | None = None
+    data: dict[str, Any],
+    *,
+    questions: Sequence[str] | None = None,
+    retrieval: dict[str, Any] | None = None,
+    embedder: Any = None,
 ) -> dict[str, Any]:
     """Store the lines in one in-memory store, ask every question (or those with these ids) in both configs."""
     from memadapt_core import Memory
@@ -116,11 +156,11 @@ def run(
         asked = [q for q in asked if q["id"] in questions]
     rows: list[dict[str, Any]] = []
     latency: dict[str, list[float]] = {c: [] for c in CONFIGS}
-    with Memory(location=":memory:", retrieval=retrieval or {}) as mem:
+    with Memory(location=":memory:", embedder=embedder, retrieval=retrieval or {}) as mem:
         mem.search("warm up", user_id="warm-up")  # loads the embedder outside the timings
         mem.add(lines, user_id=user)
         for q in asked:
-            row: dict[str, Any] = {k: q[k] for k in ("id", "kind", "split", "text")}
+            row: dict[str, Any] = {k: q[k] for k in ("id", "kind", "split", "text", "direction") if k in q}
             if q["kind"] == "paraphrase":
                 row["answer"] = q["answer"]
             for name, threshold in CONFIGS.items():
@@ -147,8 +187,11 @@ def run(
 
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for split in (*SPLITS, "all"):
-        mine = [r for r in rows if split in ("all", r["split"])]
+    directions = [d for d in DIRECTIONS if any(r.get("direction") == d for r in rows)]
+    groups = [*SPLITS, "all"] + [f"{d} {split}" for d in directions for split in (*SPLITS, "all")]
+    for group in groups:
+        direction, _, split = group.rpartition(" ")
+        mine = [r for r in rows if split in ("all", r["split"]) and direction in ("", r.get("direction"))]
         para = [r for r in mine if r["kind"] == "paraphrase"]
         other = [r for r in mine if r["kind"] == "unrelated"]
         per: dict[str, Any] = {"paraphrase_questions": len(para), "unrelated_questions": len(other)}
@@ -158,7 +201,7 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             if CONFIGS[name] is None:
                 cell["unrelated_empty_rate"] = _share([not r[name] for r in other])
             per[name] = cell
-        out[split] = per
+        out[group] = per
     return out
 
 
@@ -201,13 +244,19 @@ def render_sweep(sweep: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=str(DEFAULT_DATA), help="default benchmarks/data/paraphrase.json")
+    parser.add_argument("--lang", choices=sorted(LANGS), default="en", help="en (default), zh, or cross (en<->zh)")
+    parser.add_argument(
+        "--data", help="the dataset (default: benchmarks/data/paraphrase.json, paraphrase_zh.json for zh and cross)"
+    )
+    parser.add_argument("--embedder", help="an embedder provider (default: the engine's; hash: the test embedder)")
     parser.add_argument("--quick", action="store_true", help="the dev split only")
     parser.add_argument("--floor-sweep", action="store_true", help="also: lower floor_dense values (diagnostic)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
 
-    data = load(args.data)
+    path = args.data or str(LANGS[args.lang])
+    data = load(path, args.lang)
+    embedder = make_embedder(args.embedder)
     only = None
     if args.quick:
         only = [x["id"] for part in ("questions", "unrelated") for x in data[part] if x["split"] == "dev"]
@@ -216,19 +265,23 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {
         "machine": info,
         "data": {
-            "file": Path(args.data).name,
+            "file": Path(path).name,
+            "lang": args.lang,
+            "embedder": args.embedder or "default",
             "memories": len(data["memories"]),
             "distractors": len(data["distractors"]),
             "paraphrase_questions": len(data["questions"]),
             "unrelated_questions": len(data["unrelated"]),
             "check": "no question shares a content word (NLTK stopwords dropped; same stem = common 4-char prefix "
-            "or a 3+-char prefix of the other) with its answer: passed",
+            "or a 3+-char prefix of the other; for Chinese, no character beyond function characters) with its "
+            "answer: passed",
         },
-        **run(data, questions=only),
+        **run(data, questions=only, embedder=embedder),
     }
     if args.floor_sweep:
         result["floor_sweep"] = {
-            str(floor): run(data, questions=only, retrieval=_floor(floor))["summary"] for floor in SWEEP
+            str(floor): run(data, questions=only, retrieval=_floor(floor), embedder=embedder)["summary"]
+            for floor in SWEEP
         }
     result["wall_s"] = round(time.perf_counter() - started, 1)
     result["engine_changed"] = engine_changed(info)

@@ -1,9 +1,13 @@
-"""Smoke tests of the recall runners (LongMemEval, paraphrase) on tiny slices, so they cannot rot.
+"""Smoke tests of the recall runners (LongMemEval, paraphrase in English, Chinese and across, MemoryBank) on tiny
+slices, so they cannot rot.
 
 They check that the runners produce well-formed figures and keep their promises (a refused turn is counted, not a
 crash; the paraphrase dataset shares no word with its answers), never what the figures are. LongMemEval is read from
 ``../shared/data`` when it is there (evaluation data, never shipped); those tests are skipped without it.
 """
+
+# Chinese text is written with its own full-width punctuation, which RUF001 takes for look-alikes of ASCII.
+# ruff: noqa: RUF001
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import longmemeval, paraphrase
+from benchmarks import longmemeval, memorybank, paraphrase
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LONGMEMEVAL = DATA / "longmemeval_dev.json"
@@ -123,3 +127,126 @@ def test_paraphrase_core_scores_a_few_questions_by_split() -> None:
         for name in paraphrase.CONFIGS:
             assert all(0.0 <= v <= 1.0 for k, v in split[name].items() if k.startswith("hit@"))
     assert 0.0 <= summary["all"]["default floor"]["unrelated_empty_rate"] <= 1.0
+
+
+def test_paraphrase_zh_dataset_shares_no_character_with_its_answers_beyond_function_characters() -> None:
+    for lang in ("zh", "cross"):
+        data = paraphrase.load(paraphrase.ZH_DATA, lang)
+
+        assert {q["split"] for q in data["questions"]} == {"dev", "test"}
+
+
+def test_paraphrase_zh_dataset_has_the_promised_parts() -> None:
+    zh, cross = paraphrase.load(paraphrase.ZH_DATA, "zh"), paraphrase.load(paraphrase.ZH_DATA, "cross")
+
+    assert (len(zh["memories"]), len(zh["questions"]), len(zh["unrelated"])) >= (40, 40, 20)
+    assert {d: sum(q["direction"] == d for q in cross["questions"]) >= 15 for d in paraphrase.DIRECTIONS} == {
+        "en->zh": True,
+        "zh->en": True,
+    }
+
+
+def test_paraphrase_check_refuses_a_chinese_question_sharing_a_character_with_its_answer() -> None:
+    data = {"memories": [{"id": "m1", "text": "我对花生过敏。"}], "distractors": [], "unrelated": [],
+            "questions": [{"id": "q1", "text": "我有什么食物过敏吗？", "answer": "m1", "split": "dev"}]}  # fmt: skip
+
+    assert paraphrase.problems(data) == ["q1 shares [('敏', '敏')] with m1"]
+
+
+def test_paraphrase_cross_reports_each_direction_per_split(tmp_path: Path) -> None:
+    out = tmp_path / "cross.json"
+
+    result = paraphrase.main(["--lang", "cross", "--embedder", "hash", "--quick", "--out", str(out)])
+
+    summary = json.loads(out.read_text())["summary"]
+    assert {"en->zh dev", "zh->en dev", "dev", "all"} <= set(summary)
+    assert summary["en->zh dev"]["paraphrase_questions"] > 0
+    assert result["data"]["lang"] == "cross"
+
+
+def tiny_memorybank(path: Path, people: int = 1) -> Path:
+    """People in MemoryBank's shape, each in Chinese and English: two days (one without exchanges), three questions
+    (one unanswerable)."""
+    said = {
+        "zh": [("我养了一只猫，叫豆豆。", "好可爱！"), ("我下周去杭州出差。", "祝你顺利。")],
+        "en": [("I have a cat called Doudou.", "How sweet!"), ("I'm going to Hangzhou next week.", "Good luck.")],
+    }
+    asked = {
+        "zh": ["我的猫叫什么？", "我要去哪里出差？", "我五月五日做了什么菜？"],
+        "en": ["What is my cat called?", "Where am I travelling for work?", "What did I cook on May 5th?"],
+    }
+    users = []
+    for p in range(people):
+        for lang in ("zh", "en"):
+            days = {
+                "2023-04-27": [
+                    {"id": f"2023-04-27#{i}", "user": u, "assistant": a} for i, (u, a) in enumerate(said[lang])
+                ],
+                "2023-04-28": [],
+            }
+            questions = [
+                {
+                    "question": asked[lang][0],
+                    "answer": "-",
+                    "evidence": ["2023-04-27#0"],
+                    "answerable": True,
+                    "kind": "fact",
+                },
+                {
+                    "question": asked[lang][1],
+                    "answer": "-",
+                    "evidence": ["2023-04-27#1"],
+                    "answerable": True,
+                    "kind": "dated",
+                },
+                {"question": asked[lang][2], "answer": "-", "evidence": [], "answerable": False, "kind": "dated"},
+            ]
+            users.append(
+                {
+                    "user": f"{lang}-{p}",
+                    "lang": lang,
+                    "id": f"{lang}{p}",
+                    "pair": p,
+                    "part": "dev",
+                    "days": days,
+                    "questions": questions,
+                }
+            )
+    path.write_text(json.dumps({"source": "test", "split": "dev", "users": users}, ensure_ascii=False))
+    return path  # fmt: skip
+
+
+def test_memorybank_reports_each_language_and_kind_with_unanswerable_and_paired_questions(tmp_path: Path) -> None:
+    out = tmp_path / "memorybank.json"
+
+    result = memorybank.main(["--data", str(tiny_memorybank(tmp_path / "mb.json")), "--embedder", "hash",
+                              "--out", str(out)])  # fmt: skip
+
+    floor = json.loads(out.read_text())["summary"]["default floor"]
+    assert set(floor) == {"zh", "en", "all"}
+    assert set(floor["zh"]) == {"fact", "dated", "all", "unanswerable"}
+    assert set(floor["zh"]["all"]) == {"questions", "hit@1", "hit@3", "hit@5", "all@5"}
+    assert (floor["zh"]["all"]["questions"], floor["zh"]["unanswerable"]["questions"]) == (2, 1)
+    assert all(0.0 <= floor[lang]["all"][k] <= 1.0 for lang in ("zh", "en") for k in ("hit@1", "hit@3", "all@5"))
+    assert result["paired"]["questions"] == 2
+    assert result["exchanges"] == 4
+
+
+def test_memorybank_limit_and_folds_keep_a_persons_two_languages_together(tmp_path: Path) -> None:
+    data = str(tiny_memorybank(tmp_path / "mb.json", people=3))
+
+    limited = memorybank.main(["--data", data, "--embedder", "hash", "--limit", "2"])
+    folded = memorybank.main(["--data", data, "--embedder", "hash", "--folds", "3"])
+
+    assert limited["data"]["users"] == ["zh0", "en0", "zh1", "en1"]
+    assert [f["users"] for f in folded["folds"]] == [["zh0", "en0"], ["zh1", "en1"], ["zh2", "en2"]]
+    assert all(f["summary"]["default floor"]["all"]["all"]["questions"] == 4 for f in folded["folds"])
+
+
+def test_memorybank_lists_evidence_naming_no_exchange(tmp_path: Path) -> None:
+    path = tiny_memorybank(tmp_path / "mb.json")
+    data = json.loads(path.read_text())
+    data["users"][0]["questions"][0]["evidence"] = ["2023-04-27#0", "2023-04-28#7"]
+    path.write_text(json.dumps(data))
+
+    assert memorybank.unknown_evidence(memorybank.load(path)) == ["zh0: 2023-04-28#7"]
