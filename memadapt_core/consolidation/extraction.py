@@ -27,11 +27,15 @@ SYSTEM_PROMPT = """\
 You read a conversation and write down the facts worth remembering about the people in it.
 
 Rules:
-- Each fact stands on its own: name the person (use the speaker's name, not "I", "he", "she" or "the user") \
-and say what, where and when.
+- Write each fact in the same language as the messages it comes from; do not translate (Chinese messages give \
+Chinese facts, English messages English facts; when they mix languages, use the one they mostly use). Names, \
+quoted words and numbers stay as they were said.
+- Each fact stands on its own: name the person (use the speaker's name, not "I", "he", "she", "the user", \
+"我", "他", "她" or "用户") and say what, where and when.
 - Each message shows when it was said ("said_at"). Resolve relative times ("yesterday", "last week", \
-"next month", "two days ago") against the time THAT message was said, write the absolute date into the fact \
-(for example "on 7 May 2023"), and give it as "valid_from" (YYYY-MM-DD). Use null when no time is given.
+"two days ago", "昨天", "上周", "三天前") against the time THAT message was said, write the absolute date into the \
+fact in the fact's language (for example "on 7 May 2023" or "2023年5月7日"), and give it as "valid_from" \
+(YYYY-MM-DD). Use null when no time is given.
 - "sources": the numbers ("n") of the messages the fact comes from.
 - Set "hypothetical": true for anything not asserted as real: hypotheticals ("if I were a pilot"), wishes, \
 fiction, stories, role-play, jokes and questions.
@@ -39,7 +43,7 @@ fiction, stories, role-play, jokes and questions.
 - "about": "assistant" only for what the assistant says about itself that holds whoever it talks to (its role, \
 its name, its own rules and abilities); everything else, a user's instructions to it included, is "user".
 
-Answer with one JSON object and nothing else:
+Answer with one JSON object and nothing else (its keys and the values of "about" exactly as shown):
 {"facts": [{"text": "...", "sources": [0], "valid_from": "2023-05-07", "hypothetical": false, "about": "user"}]}"""
 
 
