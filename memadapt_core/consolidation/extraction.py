@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -120,7 +121,7 @@ def build_extraction(messages: Sequence[MemoryRecord], instructions: Sequence[st
             {
                 "n": n,
                 "said_at": m.observed_at.isoformat(timespec="minutes"),
-                "weekday": m.observed_at.strftime("%A"),
+                "weekday": _WEEKDAYS[m.observed_at.weekday()],  # not strftime: the same under any locale
                 "speaker": m.name or m.role or "user",
                 "role": m.role or "user",
                 "text": m.text,
@@ -136,20 +137,22 @@ def build_extraction(messages: Sequence[MemoryRecord], instructions: Sequence[st
 
 
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?")
+# What a model answering a Chinese conversation may write despite the prompt: 2023年5月7日 (or 号), 2023年5月, 2023年.
+_CHINESE_DATE = re.compile(r"(\d{4})\s*年\s*(?:(\d{1,2})\s*月\s*(?:(\d{1,2})\s*[日号])?)?")
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def parse_when(value: str | None, said_at: datetime, where: str) -> datetime:
-    """An answer's date (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD`` or ISO datetime), in the zone of ``said_at``.
-
-    None means "true from when it was said".
+    """An answer's date (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``, ISO datetime, or ``YYYY年M月D日`` and its shorter
+    forms), in the zone of ``said_at``; full-width digits count as digits. None means "true from when it was said".
     """
     if value is None or not value.strip():
         return said_at
-    text = value.strip()
+    text = unicodedata.normalize("NFKC", value).strip()
     try:
         parsed: datetime | None = datetime.fromisoformat(text)
     except ValueError:
-        parsed = _partial_date(text)
+        parsed = _partial_date(text) or _chinese_date(text)
     if parsed is None:
         msg = f"{where}: {value!r} is not a date (YYYY-MM-DD)"
         raise MalformedAnswerError(msg)
@@ -159,6 +162,17 @@ def parse_when(value: str | None, said_at: datetime, where: str) -> datetime:
     elif when.tzinfo is not None and said_at.tzinfo is None:
         when = when.replace(tzinfo=None)
     return when
+
+
+def _chinese_date(text: str) -> datetime | None:
+    match = _CHINESE_DATE.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day = (int(part) if part else 1 for part in match.groups())
+    try:
+        return datetime(year, month, day)
+    except ValueError:
+        return None
 
 
 def _partial_date(text: str) -> datetime | None:
