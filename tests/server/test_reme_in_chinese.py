@@ -122,3 +122,12 @@ async def test_every_prompt_the_llm_received_asks_for_the_trajectories_language(
     assert {r.operation for r in received} == set(ASKS_FOR_THE_LANGUAGE)
     for request in received:
         assert ASKS_FOR_THE_LANGUAGE[request.operation or ""] in request.system, request.operation
+
+
+async def test_tool_names_typed_with_a_chinese_input_method_are_separated(client: httpx.AsyncClient) -> None:
+    body = {"workspace_id": WORKSPACE, "tool_names": "web_search，get_weather、book_flight"}
+
+    answer = (await client.post("/retrieve_tool_memory", json=body, headers=ANN)).json()
+
+    listed = [m["tool_name"] for m in answer["metadata"]["memory_list"]]
+    assert listed == ["web_search", "get_weather", "book_flight"]
