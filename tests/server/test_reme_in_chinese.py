@@ -46,11 +46,13 @@ ANSWERS: dict[str, ScriptItem] = {
         "experiences": [{"when_to_use": WHEN, "content": LESSON, "evidence": "failure", "sources": [0]}]
     },
     "validate_experience": {"judgements": [{"experience": 0, "valid": True, "reason": "轨迹中的工具报错支持这条经验"}]},
+    "tool_guide": {"guidelines": "- max_results 不要超过 5，否则容易超时。"},
 }
 ASKS_FOR_THE_LANGUAGE = {
     "extract_experience": 'Write "when_to_use" and "content" in the same language as the trajectories they come from',
     "validate_experience": "reason either way, in the same language as the experience it judges; do not translate",
 }
+TOOL_GUIDE_ASKS = "Write the guidelines in the same language as the calls' own text"
 
 
 def by_operation(request: ChatRequest) -> ScriptItem | None:
@@ -66,7 +68,7 @@ def llm() -> Iterator[ScriptedLLMServer]:
 @pytest.fixture
 async def engine(llm: ScriptedLLMServer) -> AsyncIterator[AsyncMemory]:
     settings = {"base_url": llm.base_url, "model": "scripted", "timeout": 2.0, "max_retries": 1}
-    async with AsyncMemory(location=":memory:", llm=settings) as memory:
+    async with AsyncMemory(location=":memory:", llm=settings, task_memory={"tool_guide_every": 2}) as memory:
         yield memory
 
 
@@ -131,3 +133,25 @@ async def test_tool_names_typed_with_a_chinese_input_method_are_separated(client
 
     listed = [m["tool_name"] for m in answer["metadata"]["memory_list"]]
     assert listed == ["web_search", "get_weather", "book_flight"]
+
+
+async def test_chinese_tool_calls_give_a_chinese_tool_guide(
+    client: httpx.AsyncClient, engine: AsyncMemory, llm: ScriptedLLMServer
+) -> None:
+    result = {
+        "create_time": "2025-10-21 10:30:00", "tool_name": "web_search",
+        "input": {"query": "Python 异步编程教程", "max_results": 10}, "output": "超时：搜索结果太多",
+        "token_cost": 150, "success": False, "time_cost": 12.3,
+    }  # fmt: skip
+    calls = {"workspace_id": WORKSPACE, "tool_call_results": [result, {**result, "id": "second"}]}
+    assert (await client.post("/add_tool_call_result", json=calls, headers=ANN)).status_code == 200
+    await engine.flush()
+
+    names = {"workspace_id": WORKSPACE, "tool_names": "web_search"}
+    answer = (await client.post("/summary_tool_memory", json=names, headers=ANN)).json()
+
+    (tool,) = answer["metadata"]["memory_list"]
+    assert tool["content"] == "- max_results 不要超过 5，否则容易超时。"
+    (request,) = llm.chat_requests("tool_guide")
+    assert TOOL_GUIDE_ASKS in request.system
+    assert "超时：搜索结果太多" in request.user  # the calls reach the LLM as written
