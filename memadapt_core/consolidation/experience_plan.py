@@ -49,6 +49,8 @@ You keep an agent's experience consistent. Compare each new experience with the 
 - SUPERSEDE: the new lesson contradicts an existing experience (the new evidence shows it is wrong). \
 "target": its number. The old one is kept as history.
 - NONE: an existing experience already says the same thing.
+Experiences may be written in different languages: compare what they mean, not their words. Write a merged \
+"when_to_use" and "content" in the same language as the new experience; do not translate.
 
 Answer with one JSON object and nothing else, one decision per new experience:
 {"decisions": [{"experience": 0, "action": "MERGE", "target": 1, "when_to_use": "...", "content": "..."}]}"""

@@ -46,21 +46,26 @@ Kinds of experience ("evidence"):
 differently. Cite at least two trajectories.
 
 Rules:
+- Write "when_to_use" and "content" in the same language as the trajectories they come from (the language the \
+user's task is written in); do not translate. Tool names, argument names and quoted values stay as they are.
 - "when_to_use": the situation in which the lesson applies, written so it matches a future task description \
-(for example "booking a flight with a date given in words"). This is what will be searched.
+(for example "booking a flight with a date given in words", or "用文字给出日期时预订机票" for tasks in Chinese). \
+This is what will be searched.
 - "content": the lesson itself, one to three sentences, actionable and general.
 - "sources": the numbers ("n") of the trajectories the experience is drawn from.
 - No personal data: no names, e-mail addresses, phone numbers, addresses, account numbers or anything about one \
 particular user. Experience is shared by every user of the agent.
 - Skip what is obvious or specific to a single run. No experience at all is a valid answer.
 
-Answer with one JSON object and nothing else:
+Answer with one JSON object and nothing else (its keys and the values of "evidence" exactly as shown):
 {"experiences": [{"when_to_use": "...", "content": "...", "evidence": "failure", "sources": [0]}]}"""
 
 VALIDATE_PROMPT = """\
 You check experiences an agent drew from its trajectories before they are kept. For each experience decide whether \
 it is valid: supported by the trajectories it cites, general enough to help on a similar task, actionable, not \
-contradicted by the scores, and free of personal data. Give a short reason either way.
+contradicted by the scores, and free of personal data. Give a short reason either way, in the same language as \
+the experience it judges; do not translate. An experience written in its trajectories' language (Chinese, say) is \
+as valid as one in English.
 
 Answer with one JSON object and nothing else, one judgement per experience:
 {"judgements": [{"experience": 0, "valid": true, "reason": "..."}]}"""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,11 +28,15 @@ SYSTEM_PROMPT = """\
 You read a conversation and write down the facts worth remembering about the people in it.
 
 Rules:
-- Each fact stands on its own: name the person (use the speaker's name, not "I", "he", "she" or "the user") \
-and say what, where and when.
+- Write each fact in the same language as the messages it comes from; do not translate (Chinese messages give \
+Chinese facts, English messages English facts; when they mix languages, use the one they mostly use). Names, \
+quoted words and numbers stay as they were said.
+- Each fact stands on its own: name the person (use the speaker's name, not "I", "he", "she", "the user", \
+"我", "他", "她" or "用户") and say what, where and when.
 - Each message shows when it was said ("said_at"). Resolve relative times ("yesterday", "last week", \
-"next month", "two days ago") against the time THAT message was said, write the absolute date into the fact \
-(for example "on 7 May 2023"), and give it as "valid_from" (YYYY-MM-DD). Use null when no time is given.
+"two days ago", "昨天", "上周", "三天前") against the time THAT message was said, write the absolute date into the \
+fact in the fact's language (for example "on 7 May 2023" or "2023年5月7日"), and give it as "valid_from" \
+(YYYY-MM-DD). Use null when no time is given.
 - "sources": the numbers ("n") of the messages the fact comes from.
 - Set "hypothetical": true for anything not asserted as real: hypotheticals ("if I were a pilot"), wishes, \
 fiction, stories, role-play, jokes and questions.
@@ -39,7 +44,7 @@ fiction, stories, role-play, jokes and questions.
 - "about": "assistant" only for what the assistant says about itself that holds whoever it talks to (its role, \
 its name, its own rules and abilities); everything else, a user's instructions to it included, is "user".
 
-Answer with one JSON object and nothing else:
+Answer with one JSON object and nothing else (its keys and the values of "about" exactly as shown):
 {"facts": [{"text": "...", "sources": [0], "valid_from": "2023-05-07", "hypothetical": false, "about": "user"}]}"""
 
 
@@ -116,7 +121,7 @@ def build_extraction(messages: Sequence[MemoryRecord], instructions: Sequence[st
             {
                 "n": n,
                 "said_at": m.observed_at.isoformat(timespec="minutes"),
-                "weekday": m.observed_at.strftime("%A"),
+                "weekday": _WEEKDAYS[m.observed_at.weekday()],  # not strftime: the same under any locale
                 "speaker": m.name or m.role or "user",
                 "role": m.role or "user",
                 "text": m.text,
@@ -132,20 +137,22 @@ def build_extraction(messages: Sequence[MemoryRecord], instructions: Sequence[st
 
 
 _PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?")
+# What a model answering a Chinese conversation may write despite the prompt: 2023年5月7日 (or 号), 2023年5月, 2023年.
+_CHINESE_DATE = re.compile(r"(\d{4})\s*年\s*(?:(\d{1,2})\s*月\s*(?:(\d{1,2})\s*[日号])?)?")
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def parse_when(value: str | None, said_at: datetime, where: str) -> datetime:
-    """An answer's date (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD`` or ISO datetime), in the zone of ``said_at``.
-
-    None means "true from when it was said".
+    """An answer's date (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``, ISO datetime, or ``YYYY年M月D日`` and its shorter
+    forms), in the zone of ``said_at``; full-width digits count as digits. None means "true from when it was said".
     """
     if value is None or not value.strip():
         return said_at
-    text = value.strip()
+    text = unicodedata.normalize("NFKC", value).strip()
     try:
         parsed: datetime | None = datetime.fromisoformat(text)
     except ValueError:
-        parsed = _partial_date(text)
+        parsed = _partial_date(text) or _chinese_date(text)
     if parsed is None:
         msg = f"{where}: {value!r} is not a date (YYYY-MM-DD)"
         raise MalformedAnswerError(msg)
@@ -155,6 +162,17 @@ def parse_when(value: str | None, said_at: datetime, where: str) -> datetime:
     elif when.tzinfo is not None and said_at.tzinfo is None:
         when = when.replace(tzinfo=None)
     return when
+
+
+def _chinese_date(text: str) -> datetime | None:
+    match = _CHINESE_DATE.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day = (int(part) if part else 1 for part in match.groups())
+    try:
+        return datetime(year, month, day)
+    except ValueError:
+        return None
 
 
 def _partial_date(text: str) -> datetime | None:

@@ -8,6 +8,7 @@ inputs, so replaying a batch after a crash overwrites what the first attempt sto
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 from collections.abc import Iterable
 from datetime import datetime
@@ -103,8 +104,13 @@ class ConsolidationPlan(BaseModel):
 
 
 def normalise_text(text: str) -> str:
-    """Lower-case words only: what counts as "the same text" for a fact."""
-    return " ".join(re.findall(r"\w+", text.casefold()))
+    """Lower-case words only: what counts as "the same text" for a fact.
+
+    Any script: Chinese characters are word characters, full-width punctuation (the ideographic full stop, the
+    full-width comma, question mark, colon) is not, and NFKC folds full-width letters and digits into their usual
+    forms, so "我住在上海。" is "我住在上海" and a date in full-width digits is the same date in ASCII digits.
+    """
+    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
 
 
 def fact_id(scope: Scope, source_ids: Iterable[str], text: str) -> str:

@@ -36,6 +36,8 @@ the numbered knowledge ("sources") and names no one else's traits.
 Current statements list the knowledge they cite ("based_on") and those of it no longer true ("outdated"). Rewrite \
 a statement whose knowledge changed (a new statement with "replaces": [its number]); list it in "obsolete" when \
 nothing supports it any more; add statements for knowledge no statement covers yet; leave the rest alone.
+Write each statement in the same language as the knowledge it rests on; do not translate (Chinese knowledge gives \
+Chinese statements; when it mixes languages, use the one it mostly uses). The section names stay exactly as listed.
 
 Answer with one JSON object and nothing else:
 {{"statements": [{{"section": "preferences", "text": "...", "sources": [0, 2], "replaces": []}}], "obsolete": []}}"""

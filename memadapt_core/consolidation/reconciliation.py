@@ -40,6 +40,8 @@ a changed plan, a changed preference). "target": that existing fact's number. Th
 - DELETE: the new fact only says that an existing fact is no longer true. "target": that fact's number.
 - NONE: an existing fact already says the same thing.
 Facts about different people or different things never replace each other.
+Facts may be written in different languages (Chinese and English, say): compare what they mean, not their words; \
+"我住在上海" and "Alex lives in Beijing" are about the same thing.
 
 Answer with one JSON object and nothing else, one decision per new fact:
 {"decisions": [{"fact": 0, "action": "UPDATE", "target": 2}]}"""

@@ -44,6 +44,9 @@ several facts show together. Each insight names the person and stands on its own
 Existing insights list the facts they rest on ("based_on") and those of their facts that are no longer true \
 ("outdated_facts"). Rewrite an insight whose facts changed (a new insight with "replaces": [its number]), or \
 list it in "obsolete" when the facts no longer support it. Leave insights that still hold alone.
+Write each insight in the same language as the facts it rests on; do not translate (Chinese facts give Chinese \
+insights; when they mix languages, use the one they mostly use). Facts in different languages may say the same \
+thing: compare what they mean.
 
 Answer with one JSON object and nothing else ("sources": numbers of the facts an insight rests on):
 {"insights": [{"text": "...", "sources": [0, 3], "replaces": []}], "obsolete": []}"""

@@ -25,6 +25,8 @@ You maintain the usage guidelines of one tool an agent calls. From the current g
 statistics and the latest calls (arguments, result, success, seconds, tokens), write updated guidelines: when to \
 use the tool, how to call it (arguments that work), the failures seen and how to avoid them, and its cost. \
 Keep what still holds, drop what the calls contradict. At most eight short bullet points. No personal data.
+Write the guidelines in the same language as the calls' own text (their queries, messages and results, not the \
+JSON keys); do not translate. Tool names, argument names and values stay as they are.
 
 Answer with one JSON object and nothing else:
 {"guidelines": "- ...\\n- ..."}"""

@@ -27,6 +27,10 @@ __all__ = [
     "render_guidance",
 ]
 
+# The framing (preamble, "When:", "Lesson (failure):") stays English whatever the lessons' language: it is read by
+# the agent's LLM, never shown to the user, which follows English framing around Chinese lessons as well as it
+# follows Chinese; the evidence word is the stored value code matches on; and the lessons themselves are written in
+# the language of their trajectories (the consolidation prompts ask for it), so nothing the user reads is translated.
 EXPERIENCE_START = "<memadapt-experience>"
 EXPERIENCE_END = "</memadapt-experience>"
 _PREAMBLE = (

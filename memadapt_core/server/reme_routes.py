@@ -10,6 +10,7 @@ conversation) at once and return; experiences and facts are drawn in the backgro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,8 @@ _SUMMARY = {"workspace_id", "trajectories", "metadata"}
 _RETRIEVE = {"workspace_id", "query", "top_k"}
 _TOOL_CALLS = {"workspace_id", "tool_call_results"}
 _TOOL_NAMES = {"workspace_id", "tool_names"}
+# Names typed with a Chinese input method come separated by its full-width comma or the enumeration comma.
+_NAME_SEPARATORS = re.compile("[,\uff0c\u3001]")
 
 
 def _required(body: dict[str, Any], key: str, what: str) -> Any:
@@ -126,7 +129,8 @@ async def retrieve_tool_memory(request: Request, memory: AsyncMemory) -> Respons
         field = "tool_names"
         raise ValidationError(field, "must be a tool name, or several separated by commas")
     scope = _scope(request, {"agent_id": workspace})
-    guides = [await memory.tool_guide(name.strip(), agent_id=scope["agent_id"]) for name in names.split(",")]
+    wanted = [name.strip() for name in _NAME_SEPARATORS.split(names)]
+    guides = [await memory.tool_guide(name, agent_id=scope["agent_id"]) for name in wanted]
     listed = [{"memory_type": "tool", "workspace_id": workspace, "tool_name": g.tool, "content": g.guidelines or "",
                "statistics": g.stats.model_dump(mode="json")} for g in guides]  # fmt: skip
     answer = "\n\n".join(f"{g.tool}:\n{g.guidelines or '(no guidelines yet)'}" for g in guides)
