@@ -116,14 +116,32 @@ def _named_speaker(query: str, names: set[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def cross_script_candidates(
+    dense: list[Candidate], cfg: RetrievalSettings, route: Route, scale: float
+) -> list[PointKey]:
+    """The dense candidates that would pass the floor if they were written in another script than the question: with
+    an embedder that reads each script with other models (embedders.multilingual), a memory in another script scores
+    ``scale`` x its cosine. Whether one of them is, only its text tells (``route_of``): the caller reads them."""
+    floor = floors(cfg, route)[0] * scale
+    return [key for key, score in dense if score >= floor]
+
+
 def fuse(
-    dense: list[Candidate], sparse: list[Candidate], plan: QueryPlan, cfg: RetrievalSettings, depth: int | None = None
+    dense: list[Candidate],
+    sparse: list[Candidate],
+    plan: QueryPlan,
+    cfg: RetrievalSettings,
+    depth: int | None = None,
+    *,
+    floor_scale: float | None = None,
 ) -> list[Ranked]:
     """Stage one, on ids and raw scores only: the floor, then linear fusion of normalised scores, the ``depth`` best
-    first (all of them when None)."""
-    if plan.threshold is None and not is_relevant(dense, sparse, cfg, plan.route):
+    first (all of them when None). ``floor_scale``: the question is known relevant through a memory in another
+    script, whose cosines are scaled by it; the floor for dense-only candidates is scaled alike."""
+    if plan.threshold is None and floor_scale is None and not is_relevant(dense, sparse, cfg, plan.route):
         return []
     floor_dense, _, dense_weight = floors(cfg, plan.route)
+    floor_dense *= floor_scale or 1.0
     d_lo, d_scale, d_const = _minmax(dense, cfg.dense_min_span)
     s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0][1] if sparse else 0.0))
     raw_s = dict(sparse)

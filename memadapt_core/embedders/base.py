@@ -52,6 +52,9 @@ class Embedder(ABC):
     vocab_size: int = 0
     #: The pooling a new store gets when none is asked for: "scope_idf" only where it was measured to help.
     default_pooling: str = "mean"
+    #: For an embedder that reads each script with its own models: how much a memory written in another script than
+    #: the question has its cosine scaled by (the relevance floor is scaled alike for it). None: one scale for all.
+    cross_script_scale: float | None = None
 
     @abstractmethod
     def _embed(self, texts: Sequence[str]) -> Vectors:

@@ -44,13 +44,14 @@ class MultilingualEmbedder(Embedder):
     floor_dense_nonlatin = 0.3
     floor_dense_with_sparse_nonlatin = 0.25
     dense_weight = 0.2
-    dense_weight_nonlatin = 0.5
+    dense_weight_nonlatin = 2.0
 
     def __init__(self, threads: int | None = None) -> None:
         self._minilm = MiniLMEmbedder(threads)
         self._use = USEEmbedder()
         self.vocab_size = self._minilm.vocab_size
         self._a, self._b = math.sqrt(_ENGLISH_SHARE), math.sqrt(1.0 - _ENGLISH_SHARE)
+        self.cross_script_scale = self._b
 
     def calibration(self, pooling: str) -> dict[str, float]:
         del pooling

@@ -10,9 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from memadapt_core.backends.base import Candidate
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
-from memadapt_core.ranking import fuse
+from memadapt_core.ranking import cross_script_candidates, fuse
+from memadapt_core.scripts import route_of
 
 from . import derived, reads, updates, writes
 from .resources import Resources
@@ -56,9 +58,27 @@ def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> 
         return reads.finish_by_time(plan.by_time, listed)
     dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
     fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
+    if not fused and (scale := _cross_script(r, plan, dense)) is not None:
+        fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth, floor_scale=scale)
     if not fused:
         return []
     return reads.finish_search(r, plan, fused, r.backend.points([f.id for f in fused]))
+
+
+def _cross_script(r: Resources, plan: reads.SearchPlan, dense: list[Candidate]) -> float | None:
+    """The embedder's cross-script scale when a question the floor refused is relevant through a memory written in
+    another script (a Chinese question, an English memory): such a memory's cosine is scaled down by the embedder
+    (embedders.multilingual), so the floor is scaled alike for it. None otherwise, or when the embedder has no
+    such scale."""
+    scale = r.embedder.cross_script_scale
+    if scale is None or plan.ranking.threshold is not None:
+        return None
+    near = cross_script_candidates(dense, r.settings.retrieval, plan.ranking.route, scale)
+    if not near:
+        return None
+    payloads = r.backend.points(near)
+    other = any(route_of(str(p.get("text") or "")) != plan.ranking.route for p in payloads.values())
+    return scale if other else None
 
 
 def records(r: Resources, wanted: list[str], scope: Scope) -> list[MemoryRecord]:

@@ -23,10 +23,10 @@ def server() -> Iterator[ScriptedLLMServer]:
         yield srv
 
 
-def test_the_default_embedder_is_minilm(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_embedder_is_minilm_with_use(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MEMADAPT_EMBEDDER__PROVIDER", raising=False)
     with Memory(location=":memory:") as mem:
-        assert (mem.embedder.name, mem.embedder.dim) == ("minilm-l6-int8", 384)
+        assert (mem.embedder.name, mem.embedder.dim) == ("minilm-l6-int8+use-m3", 384 + 512)
 
 
 def test_the_fast_profile_embedder_is_wordllama_from_the_wheel() -> None:

@@ -60,7 +60,7 @@ def test_each_embedder_gets_its_own_collection_by_default(tmp_path: Path) -> Non
         assert mem.count(user_id="u1") == 1
 
 
-@pytest.mark.parametrize("made_with", ["minilm", "wordllama"])
+@pytest.mark.parametrize("made_with", ["minilm", "wordllama", "multilingual"])
 def test_a_store_opened_without_naming_an_embedder_keeps_the_one_it_was_made_with(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, made_with: str
 ) -> None:

@@ -1,0 +1,76 @@
+"""The default embedder reads the user's language: MiniLM and USE-m3 routed by script (embedders.multilingual)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from memadapt_core import Memory
+from memadapt_core.embedders.minilm import MiniLMEmbedder
+from memadapt_core.embedders.multilingual import MultilingualEmbedder
+from memadapt_core.embedders.use import USEEmbedder
+
+FACTS_ZH = ["我的爱好是吉他。", "我对花生过敏。", "我在一家银行工作，经常加班。", "我养了一只橘猫，叫豆豆。"]
+FACTS_EN = ["I moved to Berlin last spring.", "My sister Lena works as a nurse."]
+CHATTER = ["谢谢，你说得很有道理！", "帮我写一封请假邮件吧。", "Thanks, that helps a lot", "Can you make it shorter?"]
+
+
+@pytest.fixture(scope="module")
+def default() -> Iterator[Memory]:
+    with Memory(location=":memory:", embedder="multilingual") as mem:
+        mem.add(FACTS_ZH + FACTS_EN + CHATTER, user_id="ann")
+        yield mem
+
+
+def _texts(mem: Memory, question: str, limit: int = 1) -> list[str]:
+    return [h.record.text for h in mem.search(question, user_id="ann", limit=limit)]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("你知道我的乐器爱好是什么？", FACTS_ZH[0]),  # MemoryScope's walkthrough
+        ("我有什么食物过敏吗？", FACTS_ZH[1]),
+        ("我是做什么工作的？", FACTS_ZH[2]),
+        ("我家有宠物吗？", FACTS_ZH[3]),
+    ],
+)
+def test_a_chinese_question_finds_its_chinese_memory_first(default: Memory, question: str, answer: str) -> None:
+    assert _texts(default, question) == [answer]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [("Do I have any pets?", FACTS_ZH[3]), ("我妹妹是做什么的？", FACTS_EN[1])],
+)
+def test_a_question_finds_a_memory_written_in_another_language(default: Memory, question: str, answer: str) -> None:
+    assert answer in _texts(default, question, limit=3)
+
+
+@pytest.mark.parametrize("question", ["量子色动力学是什么？", "法国的首都是哪里？", "How do I reverse a linked list in C?"])
+def test_an_unrelated_question_finds_nothing(default: Memory, question: str) -> None:
+    assert _texts(default, question, limit=5) == []
+
+
+def test_an_english_question_still_finds_its_english_memory_first(default: Memory) -> None:
+    assert _texts(default, "Which city do I live in?") == [FACTS_EN[0]]
+
+
+def test_a_latin_text_is_minilm_and_use_side_by_side_and_any_other_use_alone() -> None:
+    embedder, minilm, use = MultilingualEmbedder(), MiniLMEmbedder(), USEEmbedder()
+    english, chinese = embedder.embed_documents(["I moved to Berlin", "我搬到了柏林"])
+    half = np.sqrt(0.5)
+    np.testing.assert_allclose(english[:384], half * minilm.embed_query("I moved to Berlin"), atol=1e-5)
+    np.testing.assert_allclose(english[384:], half * use.embed_query("I moved to Berlin"), atol=1e-5)
+    np.testing.assert_allclose(chinese[:384], 0.0)
+    np.testing.assert_allclose(chinese[384:], use.embed_query("我搬到了柏林"), atol=1e-5)
+
+
+def test_a_question_in_another_script_has_its_own_floor_and_weight(default: Memory) -> None:
+    r = default.settings.retrieval
+    assert (r.floor_dense_nonlatin, r.dense_weight_nonlatin) == (
+        MultilingualEmbedder.floor_dense_nonlatin,
+        MultilingualEmbedder.dense_weight_nonlatin,
+    )
