@@ -149,12 +149,15 @@ def fuse(
     wd, ws = dense_weight / total, cfg.sparse_weight / total
     floor = floor_dense if plan.threshold is None else None
     tied = _lexical_ties(dense, raw_s, cfg.lexical_tie_cosine)
+    # A keyword search ("apple", "吉他") that finds its word keeps only what is at least as near in meaning as the
+    # nearest memory holding the word: "banana orange" is near "apple" in meaning, but not an answer to it.
+    near = _keyword_floor(plan.text, dense, raw_s) if floor is not None else None
     scored: list[tuple[float, PointKey, float, float]] = []  # fused, id, raw dense, raw sparse
     seen: set[PointKey] = set()
     for key, score in dense:
         seen.add(key)
         sp = raw_s.get(key)
-        if sp is None and floor is not None and score < floor:
+        if sp is None and floor is not None and (score < floor or (near is not None and score < near)):
             continue  # neither a word in common nor close enough in meaning
         fused = wd * (((tied.get(key, score) if tied else score) - d_lo) * d_scale + d_const)
         if sp is not None:
@@ -165,6 +168,18 @@ def fuse(
             scored.append((ws * ((score - s_lo) * s_scale + s_const), key, 0.0, score))
     scored.sort(key=_first, reverse=True)  # stable: ties keep the dense-then-sparse order
     return [Ranked(pid, base, {"dense": d, "sparse": sp, "fused": base}) for base, pid, d, sp in scored[:depth]]
+
+
+_KEYWORDS = 2  # a query of at most this many words is a keyword search
+
+
+def _keyword_floor(query: str, dense: list[Candidate], sparse: dict[PointKey, float]) -> float | None:
+    """For a keyword search whose words some memory holds: the cosine of the nearest such memory, which a memory
+    without the words must reach. None for a longer query (a question's words are rarely its answer's) or when no
+    memory holds the words."""
+    if not sparse or len(_WORD.findall(query)) > _KEYWORDS:
+        return None
+    return max((score for key, score in dense if key in sparse), default=None)
 
 
 def _lexical_ties(dense: list[Candidate], sparse: dict[PointKey, float], tolerance: float) -> dict[PointKey, float]:
