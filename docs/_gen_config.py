@@ -36,8 +36,10 @@ NOTES: dict[str, str] = {
     "`qdrant-local` (qdrant-client's local mode, for comparison only)",
     "collection": "collection name (default `memadapt_<embedder>_<dim>`); on the embedded store also its folder",
     "max_limit": "largest `limit` a search or a list page may ask for",
-    "embedder.provider": "`minilm` (default: all-MiniLM-L6-v2 int8, offline, ~3 ms a query), `wordllama` (the "
-    "fast profile: offline, ~50 µs a query, weaker on questions that share no word with the answer), `openai` "
+    "embedder.provider": "`multilingual` (default: MiniLM and USE-m3 in one vector, offline, 16 languages, ~12 ms a "
+    "query; docs/languages.md), `minilm` (all-MiniLM-L6-v2 int8, English only, ~3 ms a query), `use` (USE-m3 alone), "
+    "`wordllama` (the fast profile: offline, ~50 µs a query, weaker on questions that share no word with the answer), "
+    "`openai` "
     "(any OpenAI-compatible `/embeddings`), `fastembed` (extra), or a name a plugin registers",
     "embedder.model": "wordllama: `l2_supercat` (default); openai: e.g. `text-embedding-3-small` (required); "
     "fastembed: a model name (required)",

@@ -7,7 +7,6 @@ crash; the paraphrase dataset shares no word with its answers), never what the f
 """
 
 # Chinese text is written with its own full-width punctuation, which RUF001 takes for look-alikes of ASCII.
-# ruff: noqa: RUF001
 
 from __future__ import annotations
 

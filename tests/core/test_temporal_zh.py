@@ -1,7 +1,7 @@
 """Chinese time expressions resolve against a reference time, as English ones do; Chinese questions about a
 period only, when-questions and questions about now are told apart."""
 
-# ruff: noqa: RUF001 -- Chinese questions end in the full-width question mark (U+FF1F), as users type them.
+
 
 from __future__ import annotations
 
