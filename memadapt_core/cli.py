@@ -21,7 +21,7 @@ import pydantic
 
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
-from .models import KINDS, MemoryRecord, SearchHit
+from .models import KINDS, WRITABLE_KINDS, MemoryRecord, SearchHit
 
 __all__ = ["EXIT_CODES", "main"]
 
@@ -82,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add", parents=after, help="store a message or a fact")
     add.add_argument("text")
     _scope_args(add)
-    add.add_argument("--kind", default="message", choices=list(KINDS))
+    add.add_argument("--kind", default="message", choices=list(WRITABLE_KINDS))
     add.add_argument("--role", default="user")
     add.add_argument("--name")
     add.add_argument("--id", dest="external_id", help="the message's own id (re-adding it stores nothing)")
