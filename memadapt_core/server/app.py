@@ -20,8 +20,8 @@ from memadapt_core.engine import AsyncMemory
 from memadapt_core.models import Scope as MemoryScope
 
 from .adapter_routes import adapter_routes
-from .auth import TokenMap, bearer_token
-from .http_api import SCOPE_STATE, api_routes, error_response
+from .auth import Forbidden, TokenMap, bearer_token
+from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
 from .mcp_task_tools import register_task_tools
 from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
@@ -89,13 +89,19 @@ class BearerAuth:
             await self.app(scope, receive, send)
             return
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-        found = self.tokens.scope_of(bearer_token(header))
+        found = self.tokens.access_of(bearer_token(header))
         if found is None:
             response = error_response(401, "unauthorized", "give a known token: Authorization: Bearer <token>")
             response.headers["WWW-Authenticate"] = 'Bearer realm="memadapt"'
             await response(scope, receive, send)
             return
-        scope.setdefault("state", {})[SCOPE_STATE] = found
+        try:  # a server acting for one agent (--agent-id) serves only the tokens granted it
+            found.check_agent(found.scope.agent_id)
+        except Forbidden as exc:
+            await error_response(403, "forbidden", str(exc))(scope, receive, send)
+            return
+        state = scope.setdefault("state", {})
+        state[SCOPE_STATE], state[ACCESS_STATE] = found.scope, found
         await self.app(scope, receive, send)
 
 
@@ -106,11 +112,15 @@ def build_app(
 
     def scope_for(ctx: Context) -> MemoryScope:
         headers = getattr(ctx.request_context.request, "headers", None) or {}  # mcp 1.x has no ctx.headers
-        found = tokens.scope_of(bearer_token(headers.get("authorization")))
+        found = tokens.access_of(bearer_token(headers.get("authorization")))
         if found is None:  # the middleware let no such request through; refuse rather than guess
             msg = "unauthorized: give a known bearer token"
             raise ToolError(msg)
-        return found
+        try:
+            found.check_agent(found.scope.agent_id)
+        except Forbidden as exc:  # refused by the middleware too
+            raise ToolError(str(exc)) from exc
+        return found.scope
 
     mcp = build_mcp_server(memory, scope_for)
     register_task_tools(mcp, memory, scope_for)

@@ -28,15 +28,14 @@ from memadapt_core.errors import (
 )
 from memadapt_core.models import Scope, ScopeIds
 
-__all__ = ["SCOPE_STATE", "api_routes", "error_response"]
+from .auth import Access, Forbidden
+
+__all__ = ["ACCESS_STATE", "SCOPE_STATE", "api_routes", "error_response"]
 
 SCOPE_STATE = "memadapt_scope"  # the key under which the auth middleware leaves the token's Scope in scope["state"]
+ACCESS_STATE = "memadapt_access"  # ... and what the token reaches (its granted agents)
 
 Handler = Callable[[Request, AsyncMemory], Awaitable[Response]]
-
-
-class Forbidden(Exception):
-    """The request names a scope its token does not stand for."""
 
 
 def error_response(status: int, error: str, message: str, field: str | None = None) -> JSONResponse:
@@ -46,8 +45,9 @@ def error_response(status: int, error: str, message: str, field: str | None = No
     return JSONResponse(body, status_code=status)
 
 
-def _scope(request: Request, given: dict[str, Any]) -> ScopeIds:
-    """The token's scope narrowed by the ids a request names; naming another user (or agent) is ``Forbidden``."""
+def _scope(request: Request, given: dict[str, Any], agent_field: str = "agent_id") -> ScopeIds:
+    """The token's scope narrowed by the ids a request names; naming another user, or an agent the token is not
+    granted (``agent_field`` names it: ``workspace_id`` on ReMe's routes), is ``Forbidden``."""
     fixed: Scope = request.scope["state"][SCOPE_STATE]
     ids = fixed.ids()
     for key in ("user_id", "agent_id", "session_id"):
@@ -55,9 +55,12 @@ def _scope(request: Request, given: dict[str, Any]) -> ScopeIds:
         if value is None:
             continue
         if ids[key] is not None and ids[key] != value:
-            msg = f"{key}: this token acts for {key}={ids[key]!r} only"
+            field = agent_field if key == "agent_id" else key
+            msg = f"{field}: this token acts for {key}={ids[key]!r} only"
             raise Forbidden(msg)
         ids[key] = value
+    access: Access = request.scope["state"][ACCESS_STATE]
+    access.check_agent(ids["agent_id"], agent_field)
     return ids
 
 
