@@ -210,7 +210,8 @@ def _endpoint(handler: Handler, memory: Callable[[], AsyncMemory]) -> Callable[[
         except ValidationError as exc:
             if "no memory with id" in exc.problem:
                 return error_response(404, "not_found", str(exc))
-            return error_response(422, "validation", str(exc), exc.field)
+            message = str(exc).replace("(max_text_chars)", "(the service's limit: memadapt serve --max-text-chars)")
+            return error_response(422, "validation", message, exc.field)
         except StoreFullError as exc:
             return error_response(507, "store_full", str(exc))
         except StoreUnavailableError as exc:
