@@ -51,6 +51,9 @@ class BodyLimit:
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
             await self._refuse(scope, receive, send)
             return
+        if length is None and scope.get("method") in ("POST", "PUT", "PATCH"):
+            await self._buffered(scope, receive, send)
+            return
         seen = 0
         started = False
 
@@ -72,6 +75,34 @@ class BodyLimit:
         except _TooLarge:
             if not started:
                 await self._refuse(scope, receive, send)
+
+    async def _buffered(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A body without a length (chunked): read it whole, up to the limit, before the app starts, so one over the
+        limit is a 413 from here rather than an error raised inside a route (a 500)."""
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         message = f"the request body is larger than {self.max_bytes} bytes"

@@ -12,7 +12,9 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import logging
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +22,20 @@ from pathlib import Path
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.models import Scope
 
-__all__ = ["TOKENS_ENV", "Access", "Forbidden", "TokenMap", "bearer_token", "is_loopback", "load_tokens"]
+__all__ = [
+    "MIN_TOKEN_CHARS",
+    "TOKENS_ENV",
+    "Access",
+    "Forbidden",
+    "TokenMap",
+    "bearer_token",
+    "is_loopback",
+    "load_tokens",
+]
 
 TOKENS_ENV = "MEMADAPT_TOKENS"
+MIN_TOKEN_CHARS = 16
+log = logging.getLogger("memadapt.server")
 
 
 @dataclass(frozen=True)
@@ -114,6 +127,7 @@ def load_tokens(file: str | Path | None, *, agent_id: str | None = None) -> Toke
     if not isinstance(data, dict) or not all(isinstance(k, str) and k.strip() for k in data):
         msg = f'{source}: give a JSON object of non-empty strings {{"token": "user_id"}}'
         raise ConfigurationError(msg)
+    _warn_if_weak(source, file, data)
     try:
         return TokenMap({token: _entry(source, value, agent_id) for token, value in data.items()})
     except ConfigurationError:
@@ -121,6 +135,20 @@ def load_tokens(file: str | Path | None, *, agent_id: str | None = None) -> Toke
     except ValueError as exc:  # a user id the engine would refuse
         msg = f"{source}: {exc}"
         raise ConfigurationError(msg) from exc
+
+
+def _warn_if_weak(source: str, file: str | Path | None, tokens: Mapping[str, object]) -> None:
+    """A warning (never the token itself) for a token short enough to guess and a file others may read."""
+    short = sum(len(t) < MIN_TOKEN_CHARS for t in tokens)
+    if short:
+        log.warning(
+            "%s: %d token(s) shorter than %d characters are easy to guess; generate them with "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'", source, short, MIN_TOKEN_CHARS,
+        )  # fmt: skip
+    if file is not None and os.name == "posix":
+        mode = Path(file).stat().st_mode
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            log.warning("%s: other accounts may read this tokens file (mode %03o); chmod 600 it", source, mode & 0o777)
 
 
 def bearer_token(authorization: str | None) -> str | None:

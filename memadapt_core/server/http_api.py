@@ -64,13 +64,29 @@ def _scope(request: Request, given: dict[str, Any], agent_field: str = "agent_id
     return ids
 
 
+class UnsupportedMediaType(Exception):
+    """A JSON route was sent something else: 415 (a ``text/plain`` post is a browser's "simple request", sent
+    cross-origin without asking)."""
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
 async def _json_body(request: Request, allowed: set[str]) -> dict[str, Any]:
+    if not _is_json(request.headers.get("content-type", "")):
+        msg = "send the body as JSON with Content-Type: application/json"
+        raise UnsupportedMediaType(msg)
     raw = await request.body()
     try:
         data = json.loads(raw or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         field = "body"
         raise ValidationError(field, f"is not JSON ({exc})") from exc
+    except RecursionError as exc:  # the decoder recurses once per level: 100,000 "[" would be a 500
+        field = "body"
+        raise ValidationError(field, "is nested too deeply") from exc
     if not isinstance(data, dict):
         field = "body"
         raise ValidationError(field, "must be a JSON object")
@@ -102,8 +118,8 @@ _SCOPE_KEYS = {"user_id", "agent_id", "session_id"}
 def _json_param(field: str, raw: str) -> Any:
     try:
         return json.loads(raw)
-    except ValueError as exc:
-        raise ValidationError(field, "must be JSON (a metadata filter object)") from exc
+    except (ValueError, RecursionError) as exc:
+        raise ValidationError(field, "must be JSON (a metadata filter object, not nested too deeply)") from exc
 
 
 def _flag(field: str, raw: str) -> bool:
@@ -207,6 +223,8 @@ def _endpoint(handler: Handler, memory: Callable[[], AsyncMemory]) -> Callable[[
             return await handler(request, memory())
         except Forbidden as exc:
             return error_response(403, "forbidden", str(exc))
+        except UnsupportedMediaType as exc:
+            return error_response(415, "unsupported_media_type", str(exc))
         except ValidationError as exc:
             if "no memory with id" in exc.problem:
                 return error_response(404, "not_found", str(exc))
