@@ -167,6 +167,15 @@ def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
         help="longest text of one message, query or trajectory: longer gets 422 (default 32000; "
         "MEMADAPT_SERVE_MAX_TEXT_CHARS)",
     )  # fmt: skip
+    serve.add_argument(
+        "--allowed-host", action="append", default=[], metavar="HOST",
+        help="serve only requests whose Host is this (repeatable; default: any); others get 421",
+    )  # fmt: skip
+    serve.add_argument(
+        "--allowed-origin", action="append", default=[], metavar="ORIGIN",
+        help="a browser Origin allowed to call the service (repeatable; default: none, a request with an Origin "
+        "gets 403)",
+    )  # fmt: skip
 
 
 def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -178,6 +187,7 @@ def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
         serve(
             options, host=ns.host, port=ns.port, tokens_file=ns.tokens, agent_id=ns.agent_id,
             max_body_bytes=ns.max_body_bytes, max_text_chars=ns.max_text_chars,
+            allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin,
         )  # fmt: skip
     return EXIT_OK
 

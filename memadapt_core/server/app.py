@@ -7,7 +7,7 @@ refused with 413 before the engine sees them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -27,7 +27,7 @@ from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
 from .reme_routes import reme_routes
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "build_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DoorCheck", "build_app"]
 
 DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
 _OPEN_PATHS = {"/health", "/openapi.json"}
@@ -109,6 +109,35 @@ class BodyLimit:
         await error_response(413, "too_large", message)(scope, receive, send)
 
 
+class DoorCheck:
+    """Host and Origin allow-lists for every route, ``/mcp`` included, whatever the bind and the MCP SDK's major:
+    a request whose ``Host`` is not in ``allowed_hosts`` (when given) is 421; one carrying an ``Origin`` (a
+    browser's) not in ``allowed_origins`` is 403, so a web page cannot drive the service from a user's browser
+    (DNS rebinding, cross-site posts). Programs and MCP clients send no Origin and pass."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]) -> None:
+        self.app = app
+        self.hosts = {h.lower() for h in allowed_hosts}
+        self.origins = {o.lower().rstrip("/") for o in allowed_origins}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if self.hosts and host not in self.hosts and host.rsplit(":", 1)[0] not in self.hosts:
+            message = f"Host {host!r} is not served here (memadapt serve --allowed-host)"
+            await error_response(421, "misdirected", message)(scope, receive, send)
+            return
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1").lower().rstrip("/") not in self.origins:
+            message = "a browser Origin not listed by memadapt serve --allowed-origin"
+            await error_response(403, "forbidden_origin", message)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 class BearerAuth:
     """401 without a known bearer token; with one, its memory scope in ``scope["state"]``."""
 
@@ -137,8 +166,9 @@ class BearerAuth:
 
 
 def build_app(
-    memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-) -> ASGIApp:
+    memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (),
+) -> ASGIApp:  # fmt: skip
     """The whole service over ``memory`` (closed when the app shuts down), scoped by ``tokens``."""
 
     def scope_for(ctx: Context) -> MemoryScope:
@@ -183,4 +213,4 @@ def build_app(
         Mount("/", app=mcp_app),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return BodyLimit(BearerAuth(app, tokens), max_body_bytes)
+    return DoorCheck(BodyLimit(BearerAuth(app, tokens), max_body_bytes), allowed_hosts, allowed_origins)

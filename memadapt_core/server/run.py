@@ -7,6 +7,7 @@ the process is stopped (HTTP), and closes the engine.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,8 @@ def serve(
     agent_id: str | None = None,
     max_body_bytes: int | None = None,
     max_text_chars: int | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
 ) -> None:
     """Serve the HTTP API and streamable-HTTP MCP until stopped. Refuses to start without tokens: every request
     needs one, and a host other than loopback without them would be an open door."""
@@ -107,7 +110,10 @@ def serve(
     options = {**options, "max_text_chars": service_text_limit(max_text_chars)}  # the service's, not the engine's
     memory = AsyncMemory(**options)  # opened here, so a locked folder or a bad setting fails with the CLI's codes
     try:
-        app = build_app(memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES)
+        app = build_app(
+            memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES,
+            allowed_hosts=allowed_hosts, allowed_origins=allowed_origins,
+        )  # fmt: skip
         try:
             uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
         except SystemExit as exc:  # uvicorn exits when it cannot bind: a port in use is a setting to change
