@@ -21,7 +21,7 @@ import pydantic
 
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
-from .models import KINDS, MemoryRecord, SearchHit
+from .models import KINDS, WRITABLE_KINDS, MemoryRecord, SearchHit
 
 __all__ = ["EXIT_CODES", "main"]
 
@@ -82,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     add = sub.add_parser("add", parents=after, help="store a message or a fact")
     add.add_argument("text")
     _scope_args(add)
-    add.add_argument("--kind", default="message", choices=list(KINDS))
+    add.add_argument("--kind", default="message", choices=list(WRITABLE_KINDS))
     add.add_argument("--role", default="user")
     add.add_argument("--name")
     add.add_argument("--id", dest="external_id", help="the message's own id (re-adding it stores nothing)")
@@ -162,6 +162,20 @@ def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
     serve.add_argument("--tokens", help="JSON file {token: user_id} (default: MEMADAPT_TOKENS, the same JSON)")
     serve.add_argument("--agent-id", help="also scope every request to this agent")
     serve.add_argument("--max-body-bytes", type=int, help="larger request bodies get 413 (default 2 MB)")
+    serve.add_argument(
+        "--max-text-chars", type=int,
+        help="longest text of one message, query or trajectory: longer gets 422 (default 32000; "
+        "MEMADAPT_SERVE_MAX_TEXT_CHARS)",
+    )  # fmt: skip
+    serve.add_argument(
+        "--allowed-host", action="append", default=[], metavar="HOST",
+        help="serve only requests whose Host is this (repeatable; default: any); others get 421",
+    )  # fmt: skip
+    serve.add_argument(
+        "--allowed-origin", action="append", default=[], metavar="ORIGIN",
+        help="a browser Origin allowed to call the service (repeatable; default: none, a request with an Origin "
+        "gets 403)",
+    )  # fmt: skip
 
 
 def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -172,7 +186,8 @@ def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
     else:
         serve(
             options, host=ns.host, port=ns.port, tokens_file=ns.tokens, agent_id=ns.agent_id,
-            max_body_bytes=ns.max_body_bytes,
+            max_body_bytes=ns.max_body_bytes, max_text_chars=ns.max_text_chars,
+            allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin,
         )  # fmt: skip
     return EXIT_OK
 

@@ -15,6 +15,7 @@ __all__ = [
     "KINDS",
     "MAX_ID_CHARS",
     "PERSONAL_KINDS",
+    "WRITABLE_KINDS",
     "HistoryEvent",
     "Kind",
     "MemoryRecord",
@@ -33,6 +34,10 @@ Kind = Literal["message", "fact", "insight", "profile", "trajectory", "experienc
 KINDS: tuple[Kind, ...] = (
     "message", "fact", "insight", "profile", "trajectory", "experience", "tool_call", "tool_guide",
 )  # fmt: skip
+WRITABLE_KINDS: tuple[Kind, ...] = ("message", "fact", "insight")
+"""What ``add`` stores. Trajectories and tool calls have their own calls (``add_trajectories``,
+``record_tool_calls``); experiences, tool guides and profile statements are written by the consolidation worker
+alone, so no caller can plant a lesson that every user of an agent reads (docs/reliability-and-security.md)."""
 PERSONAL_KINDS: tuple[Kind, ...] = ("message", "fact", "insight", "profile")
 """What ``search`` looks in unless ``kinds`` names others: task memory (trajectories, experiences, tool calls and
 guides) is only searched when asked for (docs/task-memory.md)."""

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any, cast, get_args
 
 from .errors import ValidationError
-from .models import KINDS, MAX_ID_CHARS, Kind, Scope, refuse_surrogates
+from .models import KINDS, MAX_ID_CHARS, WRITABLE_KINDS, Kind, Scope, refuse_surrogates
 
 __all__ = [
     "INT64_MAX",
@@ -35,6 +35,7 @@ __all__ = [
     "parse_speaker",
     "parse_text",
     "parse_time_range",
+    "parse_writable_kind",
     "refuse_surrogates",
     "storable_line",
 ]
@@ -130,6 +131,20 @@ def parse_kind(kind: object) -> Kind:
         field = "kind"
         raise ValidationError(field, f"unknown kind {kind!r}; use {', '.join(KINDS)}")
     return cast(Kind, kind)
+
+
+def parse_writable_kind(kind: object) -> Kind:
+    """A kind ``add`` may store (``WRITABLE_KINDS``); the others have their own writer, named in the error."""
+    k = parse_kind(kind)
+    if k not in WRITABLE_KINDS:
+        field = "kind"
+        problem = (
+            f"{k!r} cannot be added: add stores {', '.join(map(repr, WRITABLE_KINDS))}; trajectories go through "
+            "add_trajectories, tool calls through record_tool_calls, and experiences, tool guides and profile "
+            "statements are written by consolidation only"
+        )
+        raise ValidationError(field, problem)
+    return k
 
 
 def parse_limit(limit: object, max_limit: int, field: str = "limit") -> int:

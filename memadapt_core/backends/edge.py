@@ -161,7 +161,7 @@ class EdgeBackend:
         folder = self.root / info.name
         cfg = shard_config(info.dim, int8=self._int8)
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)  # a new store: its owner's only (0700)
         except OSError as exc:
             msg = f"cannot create the store folder {self.root}: {exc}"
             raise StoreUnavailableError(msg) from exc

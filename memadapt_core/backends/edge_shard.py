@@ -150,7 +150,7 @@ def lock_folder(folder: Path) -> int | None:
 
     path = folder.parent / aside(folder, "lock")
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)  # the store is its owner's only
     except OSError as exc:
         msg = f"cannot open the embedded store {folder}: cannot open its lock file {path}: {exc}"
         raise StoreUnavailableError(msg) from exc

@@ -193,8 +193,6 @@ def _record(scope: Scope, experience: Experience, supersedes: str | None) -> New
         "evidence": experience.evidence,
         "score": experience.score,
     }
-    if experience.task:
-        metadata["task"] = experience.task
     return NewRecord(
         id=experience_id(scope, experience.source_ids, experience.text),
         text=experience.when_to_use,

@@ -111,7 +111,6 @@ class Experience:
     score: float | None
     source_ids: tuple[str, ...]
     observed_at: datetime
-    task: str | None = None
 
     @property
     def text(self) -> str:
@@ -169,7 +168,6 @@ class ExperienceExtraction:
                 raise MalformedAnswerError(msg)
             cited = [self.sources[n] for n in numbers]
             scores = [s for s in map(trajectory_score, cited) if s is not None]
-            tasks = {str(t.metadata["task"]) for t in cited if t.metadata.get("task")}
             experience = Experience(
                 when_to_use=item.when_to_use.strip(),
                 content=item.content.strip(),
@@ -177,7 +175,6 @@ class ExperienceExtraction:
                 score=_evidence_score(item.evidence, scores),
                 source_ids=tuple(t.id for t in cited),
                 observed_at=max(t.observed_at for t in cited),
-                task=tasks.pop() if len(tasks) == 1 else None,
             )
             key = normalise_text(experience.text)
             if experience.when_to_use and experience.content and key not in seen:

@@ -17,7 +17,7 @@ from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchH
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
-from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope
+from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
 from . import backend_steps, paging, reads, tiers, tool_memory, transactions, transfer, updates, writes
 from . import experience_recall as recall
@@ -104,7 +104,18 @@ class AsyncMemory(MemoryBase):
         metadata: dict[str, Any] | None = None, observed_at: datetime | str | None = None,
         on_conflict: Literal["skip", "replace"] = "skip",
     ) -> builtins.list[MemoryRecord]:  # fmt: skip
-        """Store messages (or facts); returns one record per accepted input, already-stored duplicates included."""
+        """Store messages (or facts, insights); returns one record per accepted input, already-stored duplicates
+        included. Other kinds have their own writer (``parse_writable_kind`` names it)."""
+        return await self._add(
+            messages, user_id=user_id, agent_id=agent_id, session_id=session_id, kind=parse_writable_kind(kind),
+            metadata=metadata, observed_at=observed_at, on_conflict=on_conflict,
+        )  # fmt: skip
+
+    async def _add(
+        self, messages: object, *, user_id: str | None, agent_id: str | None, session_id: str | None, kind: Kind,
+        metadata: dict[str, Any] | None, observed_at: datetime | str | None = None,
+        on_conflict: Literal["skip", "replace"] = "skip",
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
         r = self._live()
         plan = writes.plan_add(
             r, messages, user_id=user_id, agent_id=agent_id, session_id=session_id, kind=kind,
@@ -129,7 +140,7 @@ class AsyncMemory(MemoryBase):
         """Store scored trajectories ({messages, score}) raw, now; the consolidation worker draws experiences
         from them in the background into the agent's scope (docs/task-memory.md). One record per trajectory."""
         items = trajectories_.trajectory_inputs(trajectories, agent_id=agent_id, task=task)
-        return await self.add(
+        return await self._add(
             items, user_id=user_id, agent_id=agent_id, session_id=session_id, kind="trajectory", metadata=metadata
         )
 
@@ -138,9 +149,12 @@ class AsyncMemory(MemoryBase):
     ) -> builtins.list[SearchHit]:
         """The agent's experiences for ``task``, ranked by task similarity, strength of evidence and recency."""
         pool = recall.recall_pool(parse_limit(limit, self.settings.max_limit), self.settings.max_limit)
-        hits = await self.search(
-            task, agent_id=recall.agent_scope_id(agent_id), kinds=["experience"], limit=pool, threshold=threshold
-        )
+        plan = reads.plan_search(
+            self._live(), task, user_id=None, agent_id=recall.agent_scope_id(agent_id), session_id=None,
+            limit=pool, kinds=["experience"], threshold=threshold, time_range=None, now=None, filters=None,
+            include_superseded=False, as_of=None,
+        )  # fmt: skip
+        hits = await self._search(reads.agent_owned(plan))
         return recall.rank_experiences(hits, self.settings.task_memory, utcnow(), limit)
 
     async def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
@@ -155,7 +169,9 @@ class AsyncMemory(MemoryBase):
         LLM, one embedding each. Every ``tool_guide_every`` new calls of a tool, the worker rewrites its guide."""
         items = tool_memory.tool_call_inputs(calls)
         agent = recall.agent_scope_id(agent_id)
-        return await self.add(items, user_id=user_id, agent_id=agent, session_id=session_id, kind="tool_call")
+        return await self._add(
+            items, user_id=user_id, agent_id=agent, session_id=session_id, kind="tool_call", metadata=None
+        )
 
     async def tool_stats(self, tool_name: str, *, agent_id: str | None) -> ToolStats:
         """Success rate, latency percentiles and tokens of the agent's latest calls of ``tool_name``."""
@@ -170,7 +186,7 @@ class AsyncMemory(MemoryBase):
         """The agent's usage guide of ``tool_name``: its statistics and the LLM-written guidelines (None so far)."""
         stats = await self.tool_stats(tool_name, agent_id=agent_id)
         guides = await self.list(agent_id=agent_id, kinds=["tool_guide"], filters={"tool": tool_name}, limit=100)
-        return tool_memory.guide_of(tool_name, stats, guides.records)
+        return tool_memory.guide_of(tool_name, stats, reads.agent_owned_records(guides.records))
 
     async def update(
         self, id: str, *, text: str | None = None, metadata: dict[str, Any] | None = None,
@@ -227,6 +243,10 @@ class AsyncMemory(MemoryBase):
             threshold=threshold, time_range=time_range, now=now, filters=filters,
             include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
         )  # fmt: skip
+        return await self._search(plan)
+
+    async def _search(self, plan: reads.SearchPlan) -> builtins.list[SearchHit]:
+        r = self._live()
         qvec = await r.embedder.aembed_query(plan.query, await r.aweights(plan.flt))
         hits = await self._run(backend_steps.search, r, plan, qvec)
         return tiers.noted(r, r.hooks.rerank(plan.query, hits)) if hits else []

@@ -33,6 +33,7 @@ from memadapt_core.record_codec import (
     record_from_payload,
     utcnow,
 )
+from memadapt_core.redaction import redact_shared
 
 __all__ = ["AppliedPlan", "knowledge_scope", "pending_filter", "prepare_apply"]
 
@@ -148,8 +149,9 @@ def prepare_apply(
     ended_points: list[StoredPoint],
     prepare: Callable[[MemoryRecord], MemoryRecord] | None = None,
 ) -> AppliedPlan:
-    """``ended_points``: the stored ``plan.touched_ids``; ``prepare`` (the ``memadapt_prepare_record`` hook, for
-    redaction) runs on new experiences and tool guides, which every user of an agent will see."""
+    """``ended_points``: the stored ``plan.touched_ids``; new experiences and tool guides, which every user of an
+    agent will see, lose the credentials of their URLs (``redact_shared``) and then pass ``prepare`` (the
+    ``memadapt_prepare_record`` hook, for the deployment's own redaction)."""
     now = utcnow()
     records, histories = [], []
     for new in plan.records:
@@ -160,8 +162,10 @@ def prepare_apply(
             hash=normalised_hash(new.text),
             **plan.scope.model_dump(),
         )
-        if prepare is not None and record.kind in ("experience", "tool_guide"):
-            record = prepare(record)
+        if record.kind in ("experience", "tool_guide"):  # shared by every user of the agent
+            record = redact_shared(record)
+            if prepare is not None:
+                record = prepare(record)
         records.append(record)
         histories.append([HistoryEvent(record_id=record.id, event="add", at=now, new_text=record.text)])
     by_id = {p.id: p for p in ended_points}

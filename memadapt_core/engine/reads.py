@@ -37,6 +37,8 @@ from .scope_guard import check_payloads, check_points
 __all__ = [
     "ListPlan",
     "SearchPlan",
+    "agent_owned",
+    "agent_owned_records",
     "decode_cursor",
     "finish_by_time",
     "finish_list",
@@ -65,6 +67,20 @@ class SearchPlan:
 
 def scope_filter(scope: Scope, **extra: Any) -> FilterSpec:
     return FilterSpec(user_id=scope.user_id, agent_id=scope.agent_id, session_id=scope.session_id, **extra)
+
+
+def agent_owned(plan: SearchPlan) -> SearchPlan:
+    """``plan`` narrowed to what the agent owns: records with no user and no session. Only the consolidation
+    worker writes experiences there (``add`` refuses the kind; a user's token always names its user), so a
+    shared read never returns a lesson a tenant wrote."""
+    flt = replace(plan.flt, exact_scope=True)
+    by_time = None if plan.by_time is None else replace(plan.by_time, exact_scope=True)
+    return replace(plan, flt=flt, by_time=by_time)
+
+
+def agent_owned_records(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """The records of ``records`` that the agent owns (no user, no session): see ``agent_owned``."""
+    return [r for r in records if r.user_id is None and r.session_id is None]
 
 
 def plan_query_vector(

@@ -51,6 +51,9 @@ def _one(field: str, item: object, default_task: str | None) -> dict[str, Any]:
         where = f"{field}.{unknown[0]}"
         raise ValidationError(where, msg)
     score = parse_number(f"{field}.score", item.get("score"), "(0 = failed, 1 = succeeded)")
+    if not 0.0 <= score <= 1.0:  # a score of 7 would outweigh every honest run in the agent's shared lessons
+        where = f"{field}.score"
+        raise ValidationError(where, f"is {score:g}; give a number from 0 (failed) to 1 (succeeded)")
     task = item.get("task", default_task)
     task = None if task is None else parse_text(f"{field}.task", task, 10_000)
     messages = item.get("messages")

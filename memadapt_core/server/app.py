@@ -7,7 +7,7 @@ refused with 413 before the engine sees them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -20,14 +20,14 @@ from memadapt_core.engine import AsyncMemory
 from memadapt_core.models import Scope as MemoryScope
 
 from .adapter_routes import adapter_routes
-from .auth import TokenMap, bearer_token
-from .http_api import SCOPE_STATE, api_routes, error_response
+from .auth import Forbidden, TokenMap, bearer_token
+from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
 from .mcp_task_tools import register_task_tools
 from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
 from .reme_routes import reme_routes
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "build_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DoorCheck", "build_app"]
 
 DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
 _OPEN_PATHS = {"/health", "/openapi.json"}
@@ -51,6 +51,9 @@ class BodyLimit:
         if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
             await self._refuse(scope, receive, send)
             return
+        if length is None and scope.get("method") in ("POST", "PUT", "PATCH"):
+            await self._buffered(scope, receive, send)
+            return
         seen = 0
         started = False
 
@@ -73,9 +76,66 @@ class BodyLimit:
             if not started:
                 await self._refuse(scope, receive, send)
 
+    async def _buffered(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A body without a length (chunked): read it whole, up to the limit, before the app starts, so one over the
+        limit is a 413 from here rather than an error raised inside a route (a 500)."""
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         message = f"the request body is larger than {self.max_bytes} bytes"
         await error_response(413, "too_large", message)(scope, receive, send)
+
+
+class DoorCheck:
+    """Host and Origin allow-lists for every route, ``/mcp`` included, whatever the bind and the MCP SDK's major:
+    a request whose ``Host`` is not in ``allowed_hosts`` (when given) is 421; one carrying an ``Origin`` (a
+    browser's) not in ``allowed_origins`` is 403, so a web page cannot drive the service from a user's browser
+    (DNS rebinding, cross-site posts). Programs and MCP clients send no Origin and pass."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str], allowed_origins: Sequence[str]) -> None:
+        self.app = app
+        self.hosts = {h.lower() for h in allowed_hosts}
+        self.origins = {o.lower().rstrip("/") for o in allowed_origins}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if self.hosts and host not in self.hosts and host.rsplit(":", 1)[0] not in self.hosts:
+            message = f"Host {host!r} is not served here (memadapt serve --allowed-host)"
+            await error_response(421, "misdirected", message)(scope, receive, send)
+            return
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1").lower().rstrip("/") not in self.origins:
+            message = "a browser Origin not listed by memadapt serve --allowed-origin"
+            await error_response(403, "forbidden_origin", message)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class BearerAuth:
@@ -89,28 +149,39 @@ class BearerAuth:
             await self.app(scope, receive, send)
             return
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-        found = self.tokens.scope_of(bearer_token(header))
+        found = self.tokens.access_of(bearer_token(header))
         if found is None:
             response = error_response(401, "unauthorized", "give a known token: Authorization: Bearer <token>")
             response.headers["WWW-Authenticate"] = 'Bearer realm="memadapt"'
             await response(scope, receive, send)
             return
-        scope.setdefault("state", {})[SCOPE_STATE] = found
+        try:  # a server acting for one agent (--agent-id) serves only the tokens granted it
+            found.check_agent(found.scope.agent_id)
+        except Forbidden as exc:
+            await error_response(403, "forbidden", str(exc))(scope, receive, send)
+            return
+        state = scope.setdefault("state", {})
+        state[SCOPE_STATE], state[ACCESS_STATE] = found.scope, found
         await self.app(scope, receive, send)
 
 
 def build_app(
-    memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-) -> ASGIApp:
+    memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (),
+) -> ASGIApp:  # fmt: skip
     """The whole service over ``memory`` (closed when the app shuts down), scoped by ``tokens``."""
 
     def scope_for(ctx: Context) -> MemoryScope:
         headers = getattr(ctx.request_context.request, "headers", None) or {}  # mcp 1.x has no ctx.headers
-        found = tokens.scope_of(bearer_token(headers.get("authorization")))
+        found = tokens.access_of(bearer_token(headers.get("authorization")))
         if found is None:  # the middleware let no such request through; refuse rather than guess
             msg = "unauthorized: give a known bearer token"
             raise ToolError(msg)
-        return found
+        try:
+            found.check_agent(found.scope.agent_id)
+        except Forbidden as exc:  # refused by the middleware too
+            raise ToolError(str(exc)) from exc
+        return found.scope
 
     mcp = build_mcp_server(memory, scope_for)
     register_task_tools(mcp, memory, scope_for)
@@ -142,4 +213,4 @@ def build_app(
         Mount("/", app=mcp_app),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return BodyLimit(BearerAuth(app, tokens), max_body_bytes)
+    return DoorCheck(BodyLimit(BearerAuth(app, tokens), max_body_bytes), allowed_hosts, allowed_origins)

@@ -28,15 +28,14 @@ from memadapt_core.errors import (
 )
 from memadapt_core.models import Scope, ScopeIds
 
-__all__ = ["SCOPE_STATE", "api_routes", "error_response"]
+from .auth import Access, Forbidden
+
+__all__ = ["ACCESS_STATE", "SCOPE_STATE", "api_routes", "error_response"]
 
 SCOPE_STATE = "memadapt_scope"  # the key under which the auth middleware leaves the token's Scope in scope["state"]
+ACCESS_STATE = "memadapt_access"  # ... and what the token reaches (its granted agents)
 
 Handler = Callable[[Request, AsyncMemory], Awaitable[Response]]
-
-
-class Forbidden(Exception):
-    """The request names a scope its token does not stand for."""
 
 
 def error_response(status: int, error: str, message: str, field: str | None = None) -> JSONResponse:
@@ -46,8 +45,9 @@ def error_response(status: int, error: str, message: str, field: str | None = No
     return JSONResponse(body, status_code=status)
 
 
-def _scope(request: Request, given: dict[str, Any]) -> ScopeIds:
-    """The token's scope narrowed by the ids a request names; naming another user (or agent) is ``Forbidden``."""
+def _scope(request: Request, given: dict[str, Any], agent_field: str = "agent_id") -> ScopeIds:
+    """The token's scope narrowed by the ids a request names; naming another user, or an agent the token is not
+    granted (``agent_field`` names it: ``workspace_id`` on ReMe's routes), is ``Forbidden``."""
     fixed: Scope = request.scope["state"][SCOPE_STATE]
     ids = fixed.ids()
     for key in ("user_id", "agent_id", "session_id"):
@@ -55,19 +55,38 @@ def _scope(request: Request, given: dict[str, Any]) -> ScopeIds:
         if value is None:
             continue
         if ids[key] is not None and ids[key] != value:
-            msg = f"{key}: this token acts for {key}={ids[key]!r} only"
+            field = agent_field if key == "agent_id" else key
+            msg = f"{field}: this token acts for {key}={ids[key]!r} only"
             raise Forbidden(msg)
         ids[key] = value
+    access: Access = request.scope["state"][ACCESS_STATE]
+    access.check_agent(ids["agent_id"], agent_field)
     return ids
 
 
+class UnsupportedMediaType(Exception):
+    """A JSON route was sent something else: 415 (a ``text/plain`` post is a browser's "simple request", sent
+    cross-origin without asking)."""
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
 async def _json_body(request: Request, allowed: set[str]) -> dict[str, Any]:
+    if not _is_json(request.headers.get("content-type", "")):
+        msg = "send the body as JSON with Content-Type: application/json"
+        raise UnsupportedMediaType(msg)
     raw = await request.body()
     try:
         data = json.loads(raw or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         field = "body"
         raise ValidationError(field, f"is not JSON ({exc})") from exc
+    except RecursionError as exc:  # the decoder recurses once per level: 100,000 "[" would be a 500
+        field = "body"
+        raise ValidationError(field, "is nested too deeply") from exc
     if not isinstance(data, dict):
         field = "body"
         raise ValidationError(field, "must be a JSON object")
@@ -99,8 +118,8 @@ _SCOPE_KEYS = {"user_id", "agent_id", "session_id"}
 def _json_param(field: str, raw: str) -> Any:
     try:
         return json.loads(raw)
-    except ValueError as exc:
-        raise ValidationError(field, "must be JSON (a metadata filter object)") from exc
+    except (ValueError, RecursionError) as exc:
+        raise ValidationError(field, "must be JSON (a metadata filter object, not nested too deeply)") from exc
 
 
 def _flag(field: str, raw: str) -> bool:
@@ -204,10 +223,13 @@ def _endpoint(handler: Handler, memory: Callable[[], AsyncMemory]) -> Callable[[
             return await handler(request, memory())
         except Forbidden as exc:
             return error_response(403, "forbidden", str(exc))
+        except UnsupportedMediaType as exc:
+            return error_response(415, "unsupported_media_type", str(exc))
         except ValidationError as exc:
             if "no memory with id" in exc.problem:
                 return error_response(404, "not_found", str(exc))
-            return error_response(422, "validation", str(exc), exc.field)
+            message = str(exc).replace("(max_text_chars)", "(the service's limit: memadapt serve --max-text-chars)")
+            return error_response(422, "validation", message, exc.field)
         except StoreFullError as exc:
             return error_response(507, "store_full", str(exc))
         except StoreUnavailableError as exc:

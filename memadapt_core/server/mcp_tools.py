@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import MemadaptError, ValidationError
@@ -29,6 +29,7 @@ ScopeResolver = Callable[[Context], Scope]
 """The scope a tool call acts for (raises ``ToolError`` when the request has none)."""
 
 T = TypeVar("T")
+WritableKind = Literal["message", "fact", "insight"]  # models.WRITABLE_KINDS: what a client may store (a test pins it)
 
 INSTRUCTIONS = (
     "Long-term memory of the user you are talking with. Search it (search_memory) before answering anything that "
@@ -136,7 +137,7 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
         content: str,
         ctx: Context,
         session_id: str | None = None,
-        kind: Kind = "message",
+        kind: WritableKind = "message",
         metadata: dict[str, Any] | None = None,
         timestamp: str | None = None,
     ) -> dict[str, Any]:

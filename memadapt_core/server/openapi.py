@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memadapt_core.models import KINDS
+from memadapt_core.models import KINDS, WRITABLE_KINDS
 
 __all__ = ["openapi_document"]
 
@@ -55,7 +55,7 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": _body(
                     {
                         "messages": {"description": "a string, a message object {role, content, ...} or a list"},
-                        "kind": {"type": "string", "enum": list(KINDS)},
+                        "kind": {"type": "string", "enum": list(WRITABLE_KINDS)},
                         "metadata": {"type": "object"},
                         "observed_at": {"type": "string", "format": "date-time"},
                         "on_conflict": {"type": "string", "enum": ["skip", "replace"]},

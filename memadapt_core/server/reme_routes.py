@@ -66,7 +66,7 @@ async def summary_task_memory(request: Request, memory: AsyncMemory) -> Response
     body = await _json_body(request, _SUMMARY)
     workspace = _required(body, "workspace_id", "the workspace (agent) the experience belongs to")
     trajectories = _required(body, "trajectories", "a list of {messages, score}")
-    scope = _scope(request, {"agent_id": workspace})
+    scope = _scope(request, {"agent_id": workspace}, "workspace_id")
     stored = await memory.add_trajectories(trajectories, **scope, metadata=body.get("metadata"))
     listed = [_memory(r, workspace, None, "trajectory") for r in stored]
     note = f"{len(stored)} trajectories stored; experiences are drawn from them in the background"
@@ -77,7 +77,7 @@ async def retrieve_task_memory(request: Request, memory: AsyncMemory) -> Respons
     body = await _json_body(request, _RETRIEVE)
     workspace = _required(body, "workspace_id", "the workspace (agent) whose experience to recall")
     query = _required(body, "query", "the task")
-    _scope(request, {"agent_id": workspace})  # a token fixed to another agent may not read this one
+    _scope(request, {"agent_id": workspace}, "workspace_id")  # a token fixed to another agent may not read this one
     hits = await memory.experiences(query, agent_id=workspace, limit=body.get("top_k", 5))
     return _answer(render_guidance(hits), [_memory(h.record, workspace, h.score, "task") for h in hits])
 
@@ -89,7 +89,7 @@ async def summary_personal_memory(request: Request, memory: AsyncMemory) -> Resp
     if not isinstance(trajectories, list) or not trajectories:
         field = "trajectories"
         raise ValidationError(field, "must be a non-empty list of {messages}")
-    scope = _scope(request, {"agent_id": workspace})
+    scope = _scope(request, {"agent_id": workspace}, "workspace_id")
     stored: list[MemoryRecord] = []
     for n, trajectory in enumerate(trajectories):
         if not isinstance(trajectory, dict) or "messages" not in trajectory:
@@ -104,7 +104,7 @@ async def retrieve_personal_memory(request: Request, memory: AsyncMemory) -> Res
     body = await _json_body(request, _RETRIEVE)
     workspace = _required(body, "workspace_id", "the workspace (agent) whose memories to recall")
     query = _required(body, "query", "a question")
-    scope = _scope(request, {"agent_id": workspace})
+    scope = _scope(request, {"agent_id": workspace}, "workspace_id")
     hits: list[SearchHit] = await memory.search(query, **scope, limit=body.get("top_k", 5))
     answer = memory.format_context(query, hits) if hits else ""
     return _answer(answer, [_memory(h.record, workspace, h.score, "personal") for h in hits])
@@ -114,7 +114,7 @@ async def add_tool_call_result(request: Request, memory: AsyncMemory) -> Respons
     body = await _json_body(request, _TOOL_CALLS)
     workspace = _required(body, "workspace_id", "the workspace (agent) whose tools these are")
     calls = _required(body, "tool_call_results", "a list of {tool_name, input, output, success, time_cost, ...}")
-    scope = _scope(request, {"agent_id": workspace})
+    scope = _scope(request, {"agent_id": workspace}, "workspace_id")
     stored = await memory.record_tool_calls(calls, **scope)
     return _answer(f"{len(stored)} tool calls recorded", [_memory(r, workspace, None, "tool_call") for r in stored])
 
@@ -128,7 +128,7 @@ async def retrieve_tool_memory(request: Request, memory: AsyncMemory) -> Respons
     if not isinstance(names, str) or not names.strip():
         field = "tool_names"
         raise ValidationError(field, "must be a tool name, or several separated by commas")
-    scope = _scope(request, {"agent_id": workspace})
+    scope = _scope(request, {"agent_id": workspace}, "workspace_id")
     wanted = [name.strip() for name in _NAME_SEPARATORS.split(names)]
     guides = [await memory.tool_guide(name, agent_id=scope["agent_id"]) for name in wanted]
     listed = [{"memory_type": "tool", "workspace_id": workspace, "tool_name": g.tool, "content": g.guidelines or "",

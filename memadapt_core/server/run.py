@@ -7,6 +7,7 @@ the process is stopped (HTTP), and closes the engine.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,14 @@ from memadapt_core.models import Scope
 
 from .auth import is_loopback, load_tokens
 
-__all__ = ["USER_ENV", "run_stdio", "serve"]
+__all__ = ["DEFAULT_SERVICE_TEXT_CHARS", "SERVICE_TEXT_ENV", "USER_ENV", "run_stdio", "serve", "service_text_limit"]
 
 USER_ENV = "MEMADAPT_MCP_USER_ID"
+SERVICE_TEXT_ENV = "MEMADAPT_SERVE_MAX_TEXT_CHARS"
+DEFAULT_SERVICE_TEXT_CHARS = 32_000
+"""The longest text one message (or query, or trajectory) may have on ``memadapt serve``: embedding costs about
+25 ms of CPU per 1,000 characters, and the engine's own limit (``max_text_chars``, 1,000,000) lets one
+authenticated request hold a core for close to a minute (docs/reliability-and-security.md)."""
 
 
 def _require_extra() -> None:
@@ -61,6 +67,19 @@ def run_stdio(options: dict[str, Any], *, user_id: str | None, agent_id: str | N
     anyio.run(main)
 
 
+def service_text_limit(given: int | None) -> int:
+    """``--max-text-chars``, else ``MEMADAPT_SERVE_MAX_TEXT_CHARS``, else 32,000; ``ConfigurationError`` below 1."""
+    raw: object = given if given is not None else os.environ.get(SERVICE_TEXT_ENV, DEFAULT_SERVICE_TEXT_CHARS)
+    try:
+        limit = int(str(raw))
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        msg = f"--max-text-chars / {SERVICE_TEXT_ENV}: give a whole number of characters, 1 or more (not {raw!r})"
+        raise ConfigurationError(msg)
+    return limit
+
+
 def serve(
     options: dict[str, Any],
     *,
@@ -69,6 +88,9 @@ def serve(
     tokens_file: str | Path | None,
     agent_id: str | None = None,
     max_body_bytes: int | None = None,
+    max_text_chars: int | None = None,
+    allowed_hosts: Sequence[str] = (),
+    allowed_origins: Sequence[str] = (),
 ) -> None:
     """Serve the HTTP API and streamable-HTTP MCP until stopped. Refuses to start without tokens: every request
     needs one, and a host other than loopback without them would be an open door."""
@@ -85,9 +107,13 @@ def serve(
             f"memadapt serve needs tokens: give --tokens FILE or MEMADAPT_TOKENS, a JSON object token -> user_id{where}"
         )
         raise ConfigurationError(msg)
+    options = {**options, "max_text_chars": service_text_limit(max_text_chars)}  # the service's, not the engine's
     memory = AsyncMemory(**options)  # opened here, so a locked folder or a bad setting fails with the CLI's codes
     try:
-        app = build_app(memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES)
+        app = build_app(
+            memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES,
+            allowed_hosts=allowed_hosts, allowed_origins=allowed_origins,
+        )  # fmt: skip
         try:
             uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
         except SystemExit as exc:  # uvicorn exits when it cannot bind: a port in use is a setting to change

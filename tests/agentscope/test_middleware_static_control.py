@@ -10,6 +10,7 @@ from agentscope.message import Msg, UserMsg
 
 from memadapt_agentscope import MemadaptMiddleware
 from memadapt_core import AsyncMemory, Memory
+from tests._planted import aplant
 
 
 async def test_second_turn_model_input_carries_first_turn_memory(amemory, make_agent, memory_hints):
@@ -198,7 +199,7 @@ def test_an_unknown_mode_is_refused(amemory):
 
 
 async def test_the_users_profile_goes_in_the_note_before_the_memories(amemory, make_agent, memory_hints):
-    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await aplant(amemory, "Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
     mw = MemadaptMiddleware(amemory, user_id="alice", mode="static_control", profile=True)
     agent, model = make_agent(mw, ["How about a risotto?"])
 

@@ -11,6 +11,7 @@ import pytest
 
 from memadapt_agentscope import MemadaptMemoryService
 from memadapt_core import AsyncMemory
+from tests._planted import aplant
 
 
 def message(text: str, id: str, role: str = "user") -> dict[str, Any]:
@@ -64,7 +65,7 @@ async def test_a_page_bigger_than_the_engine_limit_is_gathered_from_several_engi
 
 
 async def test_with_profile_the_search_starts_with_the_users_profile(amemory):
-    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await aplant(amemory, "Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
     async with MemadaptMemoryService(amemory, profile=True) as service:
         await service.add_memory("alice", [message("I love hiking in the Alps", "msg-1")])
 

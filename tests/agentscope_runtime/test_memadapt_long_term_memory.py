@@ -6,6 +6,7 @@ import pytest
 from agentscope.message import Msg
 
 from memadapt_agentscope import MemadaptLongTermMemory
+from tests._planted import aplant
 
 
 async def test_two_turns_store_each_message_once(amemory, make_agent):
@@ -97,7 +98,7 @@ def test_a_user_or_an_agent_is_required(amemory):
 
 
 async def test_with_profile_the_agent_is_reminded_of_the_users_profile_first(amemory, make_agent, prompt_of):
-    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await aplant(amemory, "Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
     await amemory.add("Alice is training for the Berlin marathon.", user_id="alice", kind="fact")
     memory = MemadaptLongTermMemory(amemory, user_id="alice", profile=True)
     agent, model = make_agent(memory, ["Berlin."])
@@ -109,7 +110,7 @@ async def test_with_profile_the_agent_is_reminded_of_the_users_profile_first(ame
 
 
 async def test_without_profile_no_profile_block_is_shown(amemory):
-    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await aplant(amemory, "Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
     memory = MemadaptLongTermMemory(amemory, user_id="alice")
 
     assert "constraints:" not in await memory.retrieve(Msg("alice", "What am I allergic to?", "user"))

@@ -14,6 +14,7 @@ from agentscope_runtime.engine.services.memory.memory_service import MemoryServi
 
 from memadapt_agentscope import MemadaptMemoryService
 from memadapt_core import AsyncMemory, ValidationError
+from tests._planted import aplant
 
 
 @pytest.fixture
@@ -145,7 +146,7 @@ async def test_deep_pages_are_reached_past_the_engines_page_limit(message):
 
 
 async def test_with_profile_a_search_starts_with_the_users_profile_as_a_system_message(amemory, message):
-    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await aplant(amemory, "Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
     await amemory.add("Alice loves hiking in the Alps.", user_id="alice", kind="fact")
     async with MemadaptMemoryService(amemory, profile=True) as service:
         first, *rest = await service.search_memory("alice", [message("hiking")])

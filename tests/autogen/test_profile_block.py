@@ -9,6 +9,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from memadapt_autogen import MemadaptMemory
 from memadapt_core import AsyncMemory, ValidationError
+from tests._planted import aplant
 
 AgentFactory = Callable[..., tuple[AssistantAgent, ReplayChatCompletionClient]]
 SystemTexts = Callable[[dict[str, Any]], list[str]]
@@ -17,7 +18,7 @@ SystemTexts = Callable[[dict[str, Any]], list[str]]
 async def test_the_profile_block_reaches_the_model(
     amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await aplant(amemory, "Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
     agent, client = make_agent(MemadaptMemory(memory=amemory, user_id="alice", profile=True))
 
     await agent.run(task="What should I cook tonight?")
@@ -29,7 +30,7 @@ async def test_the_profile_block_reaches_the_model(
 async def test_without_the_option_no_profile_is_injected(
     amemory: AsyncMemory, make_agent: AgentFactory, system_texts: SystemTexts
 ) -> None:
-    await amemory.add("Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
+    await aplant(amemory, "Allergic to peanuts", user_id="alice", kind="profile", metadata={"section": "constraints"})
     agent, client = make_agent(MemadaptMemory(memory=amemory, user_id="alice"))
 
     await agent.run(task="What should I cook tonight?")

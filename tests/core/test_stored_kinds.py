@@ -9,6 +9,7 @@ from memadapt_core import Memory
 from memadapt_core.backends.edge_filters import edge_filter
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import PERSONAL_KINDS
+from tests._planted import plant
 
 PERSONAL = FilterSpec(user_id="ann", kinds=PERSONAL_KINDS)
 
@@ -51,7 +52,7 @@ def test_a_record_of_a_new_kind_is_kept_out_of_reads_of_other_kinds(tmp_path: Pa
 def test_a_task_experience_never_comes_back_from_a_personal_search(tmp_path: Path) -> None:
     with Memory(path=tmp_path) as mem:
         mem.add("book the flight to Lisbon for March", user_id="ann")
-        mem.add("booking a flight to Lisbon: check the date first", user_id="ann", kind="experience")
+        plant(mem, "booking a flight to Lisbon: check the date first", user_id="ann", kind="experience")
 
     with Memory(path=tmp_path) as mem:
         assert {h.record.kind for h in mem.search("flight to Lisbon", user_id="ann", limit=10)} == {"message"}

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from memadapt_core import Memory
 from memadapt_langchain import MemadaptProfileRetriever
+from tests._planted import plant
 
 
 def _seed(memory: Memory) -> None:
-    memory.add("Allergic to peanuts", user_id="ann", kind="profile", metadata={"section": "constraints"})
-    memory.add("Loves opera", user_id="bob", kind="profile", metadata={"section": "interests"})
+    plant(memory, "Allergic to peanuts", user_id="ann", kind="profile", metadata={"section": "constraints"})
+    plant(memory, "Loves opera", user_id="bob", kind="profile", metadata={"section": "interests"})
 
 
 def test_the_profile_comes_back_as_one_document_per_statement(memory: Memory) -> None:

@@ -95,7 +95,8 @@ def test_bad_input_is_422_naming_the_field(server: Server) -> None:
         limit = ann.post(f"{server.url}/v1/search", json={"query": "x", "limit": 0})
         unknown = ann.post(f"{server.url}/v1/search", json={"query": "x", "colour": "red"})
         missing = ann.post(f"{server.url}/v1/memories", json={"kind": "fact"})
-        not_json = ann.post(f"{server.url}/v1/memories", content=b"{nope")
+        json_type = {"Content-Type": "application/json"}
+        not_json = ann.post(f"{server.url}/v1/memories", content=b"{nope", headers=json_type)
     assert [r.status_code for r in (limit, unknown, missing, not_json)] == [422] * 4
     assert [r.json()["field"] for r in (limit, unknown, missing, not_json)] == ["limit", "colour", "messages", "body"]
 

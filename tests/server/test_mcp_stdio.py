@@ -14,6 +14,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memadapt_core import Memory
 from memadapt_core.cli import main
+from tests._planted import plant
 
 from .conftest import TOOLS, call, cli
 
@@ -101,8 +102,8 @@ def test_stdio_server_without_a_user_exits_with_a_configuration_error(
 
 async def test_stdio_get_user_profile_returns_the_users_profile(tmp_path: Path) -> None:
     with Memory(path=tmp_path / "store") as mem:
-        mem.add("Allergic to peanuts", user_id="ann", kind="profile", metadata={"section": "constraints"})
-        mem.add("Loves opera", user_id="bob", kind="profile", metadata={"section": "interests"})
+        plant(mem, "Allergic to peanuts", user_id="ann", kind="profile", metadata={"section": "constraints"})
+        plant(mem, "Loves opera", user_id="bob", kind="profile", metadata={"section": "interests"})
     async with stdio_session(tmp_path / "store", "--user-id", "ann") as session:
         found = await call(session, "get_user_profile", {})
     assert found["profile"] == ["constraints: Allergic to peanuts"]

@@ -9,11 +9,12 @@ import pytest
 
 from memadapt_core import Memory
 from memadapt_core.cli import main
+from tests._planted import plant
 
 
 def test_profile_prints_the_users_statements(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with Memory(path=tmp_path / "store") as mem:
-        mem.add("Allergic to peanuts", user_id="ann", kind="profile", metadata={"section": "constraints"})
+        plant(mem, "Allergic to peanuts", user_id="ann", kind="profile", metadata={"section": "constraints"})
     assert main(["--path", str(tmp_path / "store"), "profile", "--user", "ann"]) == 0
     assert "constraints: Allergic to peanuts" in capsys.readouterr().out
     assert main(["--path", str(tmp_path / "store"), "--json", "profile", "--user", "ann"]) == 0
