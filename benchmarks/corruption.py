@@ -70,6 +70,15 @@ def damage(path: Path, how: str) -> None:
     path.write_bytes(bytes(data))
 
 
+def copy_store(source: Path, target: Path) -> None:
+    """A copy keeping qdrant's preallocated files sparse (4x faster than ``shutil.copytree`` where ``cp`` can)."""
+    shutil.rmtree(target, ignore_errors=True)
+    if shutil.which("cp") is None or subprocess.run(["cp", "-a", "--sparse=always", str(source), str(target)],
+                                                    check=False).returncode:  # fmt: skip
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(source, target)
+
+
 def run_case(case: Path) -> tuple[str, object]:
     try:
         done = subprocess.run(
@@ -108,8 +117,7 @@ def main() -> None:
     for rel in files:
         for how in HOWS:
             case = work / "case"
-            shutil.rmtree(case, ignore_errors=True)
-            shutil.copytree(original, case)
+            copy_store(original, case)
             damage(case / rel, how)
             kind, detail = run_case(case)
             if kind == "read" and detail != whole:
