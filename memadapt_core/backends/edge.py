@@ -9,8 +9,8 @@ search; writes go to an appendable segment until the next one. A background thre
 deletes (``_upkeep.py``).
 
 Around it: ``edge_shard.py`` opens the folder (configuration, one-process lock), ``edge_schema.py`` builds a new
-store and moves older ones forward, ``edge_filters.py`` translates filters, ``_payload_cache.py`` keeps decoded
-payloads for search.
+store and moves older ones forward, ``edge_indexes.py`` checks its payload indexes at open, ``edge_filters.py``
+translates filters, ``_payload_cache.py`` keeps decoded payloads for search.
 """
 
 from __future__ import annotations
