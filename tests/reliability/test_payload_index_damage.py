@@ -100,7 +100,11 @@ def test_other_damaged_index_files_are_refused_or_read_back_whole(
     try:
         mem = _open(store)
     except StoreCorruptedError as exc:
-        assert "--salvage" in str(exc)
+        refusal = str(exc)
+    else:
+        refusal = ""
+    if refusal:
+        assert "--salvage" in refusal
         return
     with mem:
         assert [mem.count(user_id=u) for u in USERS] == [1505, 1500, 300]
