@@ -69,7 +69,7 @@ def test_latin_words_in_a_chinese_sentence_keep_their_english_ids() -> None:
         "Привет, мир",
         "🎸🎸🎸",
         "",
-    ],  # fmt: skip
+    ],
 )
 def test_any_script_is_stored_and_searchable_without_error(text: str) -> None:
     with Memory(location=":memory:", embedder=HashEmbedder()) as mem:
