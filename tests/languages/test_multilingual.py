@@ -63,9 +63,9 @@ def test_an_english_question_still_finds_its_english_memory_first(default: Memor
 def test_a_latin_text_is_minilm_and_use_side_by_side_and_any_other_use_alone() -> None:
     embedder, minilm, use = MultilingualEmbedder(), MiniLMEmbedder(), USEEmbedder()
     english, chinese = embedder.embed_documents(["I moved to Berlin", "我搬到了柏林"])
-    half = np.sqrt(0.5)
-    np.testing.assert_allclose(english[:384], half * minilm.embed_query("I moved to Berlin"), atol=1e-5)
-    np.testing.assert_allclose(english[384:], half * use.embed_query("I moved to Berlin"), atol=1e-5)
+    a, b = np.sqrt(0.7), np.sqrt(0.3)
+    np.testing.assert_allclose(english[:384], a * minilm.embed_query("I moved to Berlin"), atol=1e-5)
+    np.testing.assert_allclose(english[384:], b * use.embed_query("I moved to Berlin"), atol=1e-5)
     np.testing.assert_allclose(chinese[:384], 0.0)
     np.testing.assert_allclose(chinese[384:], use.embed_query("我搬到了柏林"), atol=1e-5)
 
