@@ -171,6 +171,11 @@ def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
     serve.add_argument("--agent-id", help="also scope every request to this agent")
     serve.add_argument("--max-body-bytes", type=int, help="larger request bodies get 413 (default 2 MB)")
     serve.add_argument(
+        "--library-dir", metavar="DIR",
+        help="the folder the operator's /vector_store may load experience libraries from and dump them to "
+        "(default: none)",
+    )  # fmt: skip
+    serve.add_argument(
         "--max-text-chars", type=int,
         help="longest text of one message, query or trajectory: longer gets 422 (default 32000; "
         "MEMADAPT_SERVE_MAX_TEXT_CHARS)",
@@ -195,7 +200,7 @@ def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
         serve(
             options, host=ns.host, port=ns.port, tokens_file=ns.tokens, agent_id=ns.agent_id,
             max_body_bytes=ns.max_body_bytes, max_text_chars=ns.max_text_chars,
-            allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin,
+            allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin, library_dir=ns.library_dir,
         )  # fmt: skip
     return EXIT_OK
 
