@@ -8,6 +8,10 @@ fails (the store does not open, aborts, or reads back short), ``check`` also rep
 into a scratch folder (``doctor_child``): a complete log rebuilds the store as last written; a partial one gives the
 records written since its start.
 
+A payload index that does not agree with the payloads (``backends/edge_indexes.py``) hides records that are still
+on disk: ``check`` reports it, and ``salvage`` first rebuilds it from the payloads in place (``rebuilt_indexes``), so
+every record reads back again.
+
 ``salvage`` imports into a new store (re-embedded) the whole replay when the log is complete, and otherwise every
 record the store reads back plus those only the log holds; the report says how many were salvaged and how many the
 store held (at its last clean close, or as it counts them now) but could not give back (``lost``).
@@ -52,13 +56,19 @@ def _store_ok(report: dict[str, Any]) -> bool:
     return not (isinstance(points, int) and points > readable) and (expected is None or expected == points)
 
 
-def check(options: dict[str, Any], export_to: str | Path, log_export_to: str | Path | None = None) -> dict[str, Any]:
+def check(
+    options: dict[str, Any], export_to: str | Path, log_export_to: str | Path | None = None, *,
+    rebuild_indexes: bool = False,
+) -> dict[str, Any]:  # fmt: skip
     """Read the store ``options`` name (``Memory``'s keyword arguments) in a child process, exporting every readable
     record to ``export_to``. The report: ``opened``, ``points`` (what the store counts), ``expected`` (records at
     its last clean close, if it was closed cleanly), ``readable`` (records exported), ``problems`` (what did not
     match the seal), ``error`` (why it could not be read), ``verdict``. If the store is not whole, its write-ahead
-    log is replayed too (exported to ``log_export_to``, by default beside ``export_to``): ``log`` reports it."""
-    report = _child(["store", json.dumps(options), str(export_to)])
+    log is replayed too (exported to ``log_export_to``, by default beside ``export_to``): ``log`` reports it. With
+    ``rebuild_indexes``, damaged payload indexes are rebuilt from the payloads before reading (``rebuilt_indexes``
+    names them)."""
+    rebuild = ["rebuild-indexes"] if rebuild_indexes else []
+    report = _child(["store", json.dumps(options), str(export_to), *rebuild])
     if not _store_ok(report) and not _in_use(report):  # a store in use is not damaged: its log is being written
         log_to = Path(log_export_to) if log_export_to is not None else Path(f"{export_to}.log.jsonl")
         with tempfile.TemporaryDirectory(prefix="memadapt-doctor-log-") as scratch:
@@ -73,6 +83,11 @@ def _in_use(report: dict[str, Any]) -> bool:
 
 
 def _verdict(report: dict[str, Any]) -> str:
+    if _store_ok(report) and report.get("rebuilt_indexes"):
+        return (
+            f"repaired: the payload indexes of {', '.join(report['rebuilt_indexes'])} did not match the payloads and "
+            "were rebuilt from them; every record the store counts reads back"
+        )
     if _store_ok(report):
         return "ok: every record the store counts reads back"
     if _in_use(report):
@@ -84,6 +99,8 @@ def _verdict(report: dict[str, Any]) -> str:
         found = f"damaged: {report.get('readable', 0)} records read back of {held}"
         if report.get("problems"):
             found += f" ({'; '.join(report['problems'][:3])})"
+        if any("payload index" in p for p in report.get("problems", [])):
+            found += ". --salvage rebuilds the payload indexes from the payloads first"
     log = report.get("log", {})
     if log.get("opened") and log.get("complete"):
         return (
@@ -125,7 +142,7 @@ def salvage(options: dict[str, Any], target: str | Path) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory(prefix="memadapt-doctor-") as tmp:
         store_dump, log_dump, merged = Path(tmp, "store.jsonl"), Path(tmp, "log.jsonl"), Path(tmp, "salvage.jsonl")
-        report = check(options, store_dump, log_dump)
+        report = check(options, store_dump, log_dump, rebuild_indexes=True)
         log = report.get("log", {})
         if log.get("opened") and log.get("complete"):
             source = log_dump

@@ -1,9 +1,10 @@
 """The child process of ``memadapt doctor``: read a damaged embedded store without letting its files take the caller
 down (a memory limit; the parent adds a timeout), and print one JSON report.
 
-``python -m memadapt_core.doctor_child store OPTIONS EXPORT_TO`` opens the store itself and exports every readable
-record. The seal's checks (``backends/edge_seal.py``) are noted, not raised, and the seal of a damaged store is kept,
-so the store goes on refusing to open until it is salvaged.
+``python -m memadapt_core.doctor_child store OPTIONS EXPORT_TO [rebuild-indexes]`` opens the store itself and exports
+every readable record. The seal's checks (``backends/edge_seal.py``) and the payload indexes' (``edge_indexes.py``)
+are noted, not raised, and the seal of a damaged store is kept, so the store goes on refusing to open until it is
+salvaged; with ``rebuild-indexes`` a damaged payload index is rebuilt from the payloads before the export.
 
 ``python -m memadapt_core.doctor_child log OPTIONS EXPORT_TO SCRATCH`` reads the store's write-ahead log instead: it
 copies each collection's ``wal/`` and ``edge_config.json`` (nothing from ``segments/``) into ``SCRATCH``, marks the
@@ -57,15 +58,17 @@ def _read(options: dict[str, Any], export_to: str) -> dict[str, Any]:
     return report
 
 
-def _store(options: dict[str, Any], export_to: str) -> dict[str, Any]:
+def _store(options: dict[str, Any], export_to: str, *, rebuild_indexes: bool) -> dict[str, Any]:
     from memadapt_core.backends import edge_seal
 
-    seen = edge_seal.inspect()
+    seen = edge_seal.inspect(rebuild_indexes=rebuild_indexes)
     report = _read(options, export_to)
     if seen.expected is not None:
         report["expected"] = max(0, seen.expected - 1)  # records: the info point is not one
     if seen.problems:
         report["problems"] = seen.problems
+    if seen.rebuilt:
+        report["rebuilt_indexes"] = seen.rebuilt
     return report
 
 
@@ -104,7 +107,10 @@ def main(argv: list[str]) -> None:
     _limit_memory()
     mode, options, export_to = argv[1], json.loads(argv[2]), argv[3]
     try:
-        report = _store(options, export_to) if mode == "store" else _log(options, export_to, Path(argv[4]))
+        if mode == "store":
+            report = _store(options, export_to, rebuild_indexes=argv[4:5] == ["rebuild-indexes"])
+        else:
+            report = _log(options, export_to, Path(argv[4]))
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # a Rust panic on bad bytes is a BaseException: the parent reports it

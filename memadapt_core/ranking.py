@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .backends.base import Candidate, PointKey
 from .config import RetrievalSettings
-from .scripts import Route
+from .scripts import Route, split_unspaced
 from .temporal import TimeRange
 
 __all__ = ["QueryPlan", "Ranked", "Tense", "boost", "fuse", "recency_weight", "tense_of"]
@@ -170,14 +170,21 @@ def fuse(
     return [Ranked(pid, base, {"dense": d, "sparse": sp, "fused": base}) for base, pid, d, sp in scored[:depth]]
 
 
-_KEYWORDS = 2  # a query of at most this many words is a keyword search
+_KEYWORDS = 2  # a query of at most this many words is a keyword search ...
+_KEYWORD_CHARS = 4  # ... with at most this many Chinese or Japanese characters (no spaces tell their words apart)
+
+
+def is_keyword_search(query: str) -> bool:
+    """A query of one or two words ("apple", "吉他", "花生过敏"), not a question or a sentence."""
+    runs, rest = split_unspaced(query)
+    return len(_WORD.findall(rest)) + len(runs) <= _KEYWORDS and sum(map(len, runs)) <= _KEYWORD_CHARS
 
 
 def _keyword_floor(query: str, dense: list[Candidate], sparse: dict[PointKey, float]) -> float | None:
     """For a keyword search whose words some memory holds: the cosine of the nearest such memory, which a memory
     without the words must reach. None for a longer query (a question's words are rarely its answer's) or when no
     memory holds the words."""
-    if not sparse or len(_WORD.findall(query)) > _KEYWORDS:
+    if not sparse or not is_keyword_search(query):
         return None
     return max((score for key, score in dense if key in sparse), default=None)
 

@@ -18,17 +18,19 @@ from collections.abc import AsyncGenerator, Callable, Generator, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import httpx
 import numpy as np
 import numpy.typing as npt
 
 from .engine import paging, reads
+from .errors import ValidationError
 from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from .profile import UserProfile
 from .remote_base import RemoteBase, _Call, _Link
 from .remote_base import scope_of as _scope
+from .validation import parse_path
 
 __all__ = ["AsyncRemoteMemory", "RemoteEmbedder", "RemoteMemory"]
 
@@ -253,13 +255,14 @@ class AsyncRemoteMemory(RemoteBase):
         """Write the scope's records as JSON Lines at ``path``; returns how many. ``progress`` is called with the
         number of records each received chunk completed, as the engine calls it with each page's."""
         params = _scope(user_id, agent_id, session_id) | ({"kinds": list(kinds)} if kinds is not None else {})
+        target = parse_path(path)
         try:
             async with self._http().stream("GET", "/v1/export", params=params) as response:
                 if response.is_error:
                     await response.aread()
                     raise self._export_error(response)
                 lines = 0
-                out = await asyncio.to_thread(open, path, "wb")  # file I/O off the event loop
+                out = await asyncio.to_thread(_open_export, target)  # file I/O off the event loop
                 try:
                     async for chunk in response.aiter_bytes():
                         await asyncio.to_thread(out.write, chunk)
@@ -269,6 +272,14 @@ class AsyncRemoteMemory(RemoteBase):
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         return lines
+
+
+def _open_export(path: Path) -> BinaryIO:
+    try:
+        return path.open("wb")
+    except OSError as exc:
+        field = "path"
+        raise ValidationError(field, f"cannot write {path}: {exc}") from exc
 
 
 def _counted(chunk: bytes, progress: Callable[[int], None] | None) -> int:
@@ -463,13 +474,14 @@ class RemoteMemory(RemoteBase):
         """Write the scope's records as JSON Lines at ``path``; returns how many. ``progress`` is called with the
         number of records each received chunk completed, as the engine calls it with each page's."""
         params = _scope(user_id, agent_id, session_id) | ({"kinds": list(kinds)} if kinds is not None else {})
+        target = parse_path(path)
         try:
             with self._client.stream("GET", "/v1/export", params=params) as response:
                 if response.is_error:
                     response.read()
                     raise self._export_error(response)
                 lines = 0
-                with open(path, "wb") as out:
+                with _open_export(target) as out:
                     for chunk in response.iter_bytes():
                         out.write(chunk)
                         lines += _counted(chunk, progress)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, cast, get_args
 
 from .errors import ValidationError
@@ -29,6 +31,7 @@ __all__ = [
     "parse_metadata",
     "parse_moment",
     "parse_number",
+    "parse_path",
     "parse_record_id",
     "parse_record_ids",
     "parse_scope",
@@ -85,6 +88,20 @@ def parse_record_ids(value: object, field: str = "ids") -> list[str]:
         raise ValidationError(field, f"must be a list of record id strings, not {type(value).__name__}")
     found = (parse_record_id(item, f"{field}[{n}]") for n, item in enumerate(value))
     return [rid for rid in found if rid is not None]
+
+
+def parse_path(value: object, field: str = "path") -> Path:
+    """A file path the OS can be given: ``open()`` raises a bare ``ValueError`` for a NUL byte and a
+    ``UnicodeEncodeError`` for a name the file system's encoding cannot spell."""
+    if not isinstance(value, str | os.PathLike):
+        raise ValidationError(field, f"must be a file path (str or os.PathLike), not {type(value).__name__}")
+    try:
+        raw = os.fsencode(value)
+    except (TypeError, UnicodeEncodeError) as exc:
+        raise ValidationError(field, f"cannot be a file name on this system ({exc})") from None
+    if b"\0" in raw:
+        raise ValidationError(field, "must not contain a NUL byte")
+    return Path(os.fsdecode(raw))
 
 
 def parse_text(field: str, value: object, max_chars: int) -> str:

@@ -9,8 +9,8 @@ search; writes go to an appendable segment until the next one. A background thre
 deletes (``_upkeep.py``).
 
 Around it: ``edge_shard.py`` opens the folder (configuration, one-process lock), ``edge_schema.py`` builds a new
-store and moves older ones forward, ``edge_filters.py`` translates filters, ``_payload_cache.py`` keeps decoded
-payloads for search.
+store and moves older ones forward, ``edge_indexes.py`` checks its payload indexes at open, ``edge_filters.py``
+translates filters, ``_payload_cache.py`` keeps decoded payloads for search.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from memadapt_core.backends.base import (
     with_rescored,
 )  # fmt: skip
 from memadapt_core.backends.edge_filters import edge_filter
+from memadapt_core.backends.edge_indexes import check_indexes
 from memadapt_core.backends.edge_precheck import precheck
 from memadapt_core.backends.edge_schema import INFO_IDS, index_operations, info_payload_in, info_point, move_to_slots
 from memadapt_core.backends.edge_seal import break_seal, check_count, check_files, seal
@@ -179,6 +180,7 @@ class EdgeBackend:
             self.wal.attach(folder)
             self._shard = open_shard(folder, cfg, existing=True)
             check_count(folder, sealed, self._call(lambda s: s.info().points_count))
+            check_indexes(folder, self._live(), self._translated)  # loaded silently short through one? (edge_indexes)
             break_seal(folder)  # before the first write
             self._opened(info)
         except BaseException:

@@ -27,7 +27,10 @@ from typing import Any
 from memadapt_core.backends.edge_shard import aside, fsync_dir, recovery_step
 from memadapt_core.errors import StoreCorruptedError, StoreUnavailableError
 
-__all__ = ["Inspection", "break_seal", "check_count", "check_files", "inspect", "seal", "seal_expected", "seal_path"]
+__all__ = [
+    "Inspection", "break_seal", "check_count", "check_files", "inspect", "inspection", "seal", "seal_expected",
+    "seal_path",
+]  # fmt: skip
 
 _SMALL = 64 << 10  # files at most this size are digested whatever they are
 _VERSION = 1
@@ -37,18 +40,26 @@ class Inspection:
     """``memadapt doctor`` reads a damaged store: what the seal says and what did not match it, noted instead of
     raised; a store that did not match keeps its seal (it goes on refusing to open until it is salvaged)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, rebuild_indexes: bool = False) -> None:
         self.expected: int | None = None  # points at the last clean close
         self.problems: list[str] = []
+        self.rebuild_indexes = rebuild_indexes  # damaged payload indexes are built again from the payloads
+        self.rebuilt: list[str] = []  # the fields whose payload index was rebuilt (edge_indexes.py)
 
 
 _inspecting: Inspection | None = None  # set only in doctor's child process
 
 
-def inspect() -> Inspection:
-    """From now on, in this process, seal checks are noted in the returned ``Inspection`` instead of raised."""
+def inspect(*, rebuild_indexes: bool = False) -> Inspection:
+    """From now on, in this process, seal checks are noted in the returned ``Inspection`` instead of raised (and
+    damaged payload indexes rebuilt, with ``rebuild_indexes``)."""
     global _inspecting  # a process-wide mode of doctor's child, never of a library user
-    _inspecting = Inspection()
+    _inspecting = Inspection(rebuild_indexes=rebuild_indexes)
+    return _inspecting
+
+
+def inspection() -> Inspection | None:
+    """The ``Inspection`` of doctor's child; None in every other process."""
     return _inspecting
 
 

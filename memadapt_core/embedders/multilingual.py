@@ -30,7 +30,8 @@ from memadapt_core.scripts import route_of
 
 __all__ = ["MultilingualEmbedder"]
 
-_ENGLISH_SHARE = 0.5  # a²: MiniLM's share of a Latin text's score (docs/languages.md)
+import os
+_ENGLISH_SHARE = float(os.environ.get("MEMADAPT_LAB_SHARE", "0.5"))  # LAB a²: MiniLM's share of a Latin text's score (docs/languages.md)
 
 
 class MultilingualEmbedder(Embedder):

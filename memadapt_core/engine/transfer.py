@@ -35,6 +35,7 @@ from memadapt_core.validation import (
     check_storable,
     parse_kinds,
     parse_metadata,
+    parse_path,
     parse_record_id,
     parse_scope,
     parse_speaker,
@@ -212,7 +213,7 @@ def export_records(
     """Write the records ``flt`` selects to ``path``, a page at a time; returns how many."""
     plan = reads.ListPlan(flt, _EXPORT_PAGE, None, frozenset())
     try:
-        out = Path(path).open("w", encoding="utf-8")  # noqa: SIM115 - opened here to translate its OSError
+        out = parse_path(path).open("w", encoding="utf-8")
     except OSError as exc:
         field = "path"
         raise ValidationError(field, f"cannot write {path}: {exc}") from exc
@@ -261,7 +262,7 @@ def import_records(
     try:
         # Opened here to translate its OSError. A byte that is not UTF-8 is read as a surrogate, which
         # parse_export_line refuses naming its line.
-        source = Path(path).open(encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+        source = parse_path(path).open(encoding="utf-8", errors="surrogateescape")
     except OSError as exc:
         field = "path"
         raise ValidationError(field, f"cannot read {path}: {exc}") from exc

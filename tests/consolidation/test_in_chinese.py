@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001  (full-width punctuation is what Chinese text is written with)
 """Consolidation of a Chinese conversation: every prompt asks for the language of its sources, answers written in
 Chinese are read (their dates, their punctuation), and the Chinese text reaches the LLM as written."""
 

@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001  (full-width punctuation is what Chinese text is written with)
 """A Chinese conversation consolidated through the real engine, with an OpenAI-compatible LLM served over real HTTP
 on 127.0.0.1: Chinese facts, a move that supersedes the old address, Chinese insights and profile lines, and every
 prompt the LLM received asking for the language of what it reads.

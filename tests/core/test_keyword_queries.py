@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from memadapt_core import Memory
+from memadapt_core.ranking import is_keyword_search
 
 
 @pytest.fixture(scope="module", params=["multilingual", "minilm"])
@@ -30,3 +31,12 @@ def test_a_chinese_keyword_finds_only_the_memory_that_holds_it() -> None:
     with Memory(location=":memory:", embedder="multilingual") as mem:
         mem.add(["我的爱好是吉他。", "我喜欢弹钢琴。"], user_id="u")
         assert [h.record.text for h in mem.search("吉他", user_id="u")] == ["我的爱好是吉他。"]
+
+
+@pytest.mark.parametrize(
+    ("query", "keyword"),
+    [("apple", True), ("apple pie", True), ("吉他", True), ("花生过敏", True), ("apple pie recipe", False),
+     ("你知道我的乐器爱好是什么？", False), ("what instrument do I play?", False)],
+)  # fmt: skip
+def test_only_one_or_two_words_make_a_keyword_search(query: str, keyword: bool) -> None:
+    assert is_keyword_search(query) is keyword

@@ -1,8 +1,6 @@
 """Chinese time expressions resolve against a reference time, as English ones do; Chinese questions about a
 period only, when-questions and questions about now are told apart."""
 
-
-
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone

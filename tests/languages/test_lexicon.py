@@ -25,7 +25,7 @@ def _shared(query: SparseVector, document: SparseVector) -> set[int]:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=0x2FFF, exclude_categories=("Cs",))))
 def test_a_text_without_cjk_keeps_the_ids_and_weights_it_had(text: str) -> None:
-    if "\u200b" <= max(text, default="a") and any(c in text for c in "\u200b\u200c\u200d\u2060\ufeff"):
+    if any(c in text for c in "\u200b\u200c\u200d\u2060\ufeff"):
         return  # zero-width characters are read apart (below)
     assert SCRIPTS.document(text) == WORDS.document(text)
     assert SCRIPTS.query(text) == WORDS.query(text)
@@ -60,7 +60,16 @@ def test_latin_words_in_a_chinese_sentence_keep_their_english_ids() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["我用ChatGPT写代码🎸", "ＡＢＣ１２３", "\u200b\u200b", "。，？！", "안녕하세요 저는 학생입니다", "Привет, мир", "🎸🎸🎸", ""],
+    [
+        "我用ChatGPT写代码🎸",
+        "\uff21\uff22\uff23１２３",
+        "\u200b\u200b",
+        "。，？！",
+        "안녕하세요 저는 학생입니다",
+        "Привет, мир",
+        "🎸🎸🎸",
+        "",
+    ],
 )
 def test_any_script_is_stored_and_searchable_without_error(text: str) -> None:
     with Memory(location=":memory:", embedder=HashEmbedder()) as mem:

@@ -49,7 +49,9 @@ def test_a_question_finds_a_memory_written_in_another_language(default: Memory, 
     assert answer in _texts(default, question, limit=3)
 
 
-@pytest.mark.parametrize("question", ["量子色动力学是什么？", "法国的首都是哪里？", "How do I reverse a linked list in C?"])
+@pytest.mark.parametrize(
+    "question", ["量子色动力学是什么？", "法国的首都是哪里？", "How do I reverse a linked list in C?"]
+)
 def test_an_unrelated_question_finds_nothing(default: Memory, question: str) -> None:
     assert _texts(default, question, limit=5) == []
 

@@ -265,3 +265,30 @@ def test_a_malformed_export_line_is_refused_naming_its_line(tmp_path: Path) -> N
             assert snapshot(mem) == before
 
         check()
+
+
+# A file name under the test's folder (no "..": it must stay there), or anything else given as a path.
+PATHS = TEXT.filter(lambda t: ".." not in t).map(lambda t: ("name", t)) | GARBAGE.filter(
+    lambda g: not isinstance(g, str)  # a str here would be a file name in the working directory
+).map(lambda g: ("raw", g))
+
+
+def test_export_and_import_paths_work_or_give_a_validation_error_naming_the_path(tmp_path: Path) -> None:
+    with Memory(location=":memory:") as mem:
+        mem.add("hello", user_id="alice")
+
+        @FUZZ
+        @given(path=PATHS)
+        def check(path: tuple[str, object]) -> None:
+            how, value = path
+            target = f"{tmp_path}/out-{value}" if how == "name" else value
+            for call in (mem.export, mem.import_):
+                try:
+                    call(target)  # type: ignore[operator]
+                except ValidationError as err:
+                    field = err.field
+                else:
+                    continue
+                assert field == "path"
+
+        check()

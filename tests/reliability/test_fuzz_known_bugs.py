@@ -106,3 +106,17 @@ def test_a_malformed_id_finds_nothing_and_changes_nothing(memory: Memory) -> Non
     with pytest.raises(ValidationError, match="no memory"):
         memory.update("not-a-uuid", metadata={"a": 1})
     assert snapshot(memory) == before
+
+
+@pytest.mark.parametrize("path", ["dump\x00.jsonl", "dump\udc00.jsonl", 42, b"dump.jsonl"])
+def test_an_export_path_the_os_cannot_take_is_refused_naming_the_path(memory: Memory, path: object) -> None:
+    with pytest.raises(ValidationError) as err:
+        memory.export(path)  # type: ignore[arg-type]
+    assert err.value.field == "path"
+
+
+@pytest.mark.parametrize("path", ["dump\x00.jsonl", "dump\udc00.jsonl", 42])
+def test_an_import_path_the_os_cannot_take_is_refused_naming_the_path(memory: Memory, path: object) -> None:
+    with pytest.raises(ValidationError) as err:
+        memory.import_(path)  # type: ignore[arg-type]
+    assert err.value.field == "path"

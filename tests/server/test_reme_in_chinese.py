@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001  (full-width punctuation is what Chinese text is written with)
 """ReMe's task-memory routes with Chinese trajectories: the lessons drawn are Chinese, ``/retrieve_task_memory``
 returns them for a Chinese task, and every prompt the LLM received asks for the trajectories' language.
 

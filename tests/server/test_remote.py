@@ -144,3 +144,17 @@ def test_a_remote_query_vector_is_the_one_the_servers_search_compares(server: Se
     assert hits
     for hit in hits:
         assert float(qvec @ np.asarray(stored[hit.record.id])) == pytest.approx(hit.scores["dense"], abs=1e-5)
+
+
+def test_a_remote_export_path_with_a_nul_byte_is_refused_naming_the_path(server: Server, tmp_path: Path) -> None:
+    with RemoteMemory(server.url, token="token-ann") as memory, pytest.raises(ValidationError) as err:
+        memory.export(f"{tmp_path}/out\x00.jsonl", user_id="ann")
+    assert err.value.field == "path"
+
+
+async def test_an_async_remote_export_to_a_folder_is_refused_naming_the_path(server: Server, tmp_path: Path) -> None:
+    async with AsyncRemoteMemory(server.url, token="token-ann") as remote:
+        await remote.add("a line", user_id="ann", session_id="to-folder")
+        with pytest.raises(ValidationError) as err:
+            await remote.export(tmp_path, user_id="ann", session_id="to-folder")  # a folder: IsADirectoryError
+    assert err.value.field == "path"
