@@ -18,6 +18,7 @@ from memadapt_core.filters import FilterSpec
 from memadapt_core.models import LibraryImport, MemoryRecord, Scope
 from memadapt_core.record_codec import dense_text, utcnow
 from memadapt_core.redaction import redact_shared
+from memadapt_core.validation import parse_path
 
 from . import reads
 from .experience_recall import agent_scope_id
@@ -33,7 +34,7 @@ _PAGE = 500
 
 def library_files(path: str | Path) -> list[Path]:
     """A ``.jsonl`` file, or every ``.jsonl`` file directly in a folder (by name)."""
-    where = Path(path)
+    where = parse_path(path)
     if where.is_dir():
         files = sorted(p for p in where.iterdir() if p.suffix == ".jsonl" and p.is_file())
         if not files:
@@ -148,7 +149,7 @@ def export_library(
     """Write ``agent_id``'s current lessons to ``path`` in ReMe's line format; returns how many."""
     agent = _agent(agent_id)
     try:
-        out = Path(path).open("w", encoding="utf-8")  # noqa: SIM115 - opened here to translate its OSError
+        out = parse_path(path).open("w", encoding="utf-8")
     except OSError as exc:
         field = "path"
         raise ValidationError(field, f"cannot write {path}: {exc}") from exc

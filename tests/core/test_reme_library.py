@@ -158,3 +158,10 @@ def test_the_cli_needs_an_agent_for_a_library(
 
     assert code == 2
     assert "--agent-id" in capsys.readouterr().err
+
+
+def test_a_path_the_os_cannot_take_is_a_validation_error_naming_path(memory: Memory) -> None:
+    with pytest.raises(ValidationError) as raised:
+        memory.import_reme("lib\x00.jsonl", agent_id="appworld")
+
+    assert raised.value.field == "path"
