@@ -20,7 +20,7 @@ from .errors import (
 )
 from .formatting import BLOCK_END, BLOCK_START
 from .hookspecs import hookimpl
-from .models import JSON, HistoryEvent, Kind, MemoryRecord, Page, Scope, ScopeIds, SearchHit
+from .models import JSON, HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, Scope, ScopeIds, SearchHit
 from .profile import ProfileStatement, UserProfile
 from .validation import fit_query, parse_json_object
 
@@ -37,6 +37,7 @@ __all__ = [
     "Kind",
     "LLMError",
     "LLMSettings",
+    "LibraryImport",
     "MemadaptError",
     "Memory",
     "MemoryRecord",

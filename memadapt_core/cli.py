@@ -37,6 +37,10 @@ EXIT_CODES = {
 }
 
 
+FORMATS = ("memadapt", "reme")
+_FORMAT_HELP = "memadapt's records (default), or ReMe's experience library lines (an agent's lessons)"
+
+
 def _scope_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--user", dest="user_id", help="user id")
     p.add_argument("--agent", dest="agent_id", help="agent id")
@@ -114,8 +118,12 @@ def _parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", parents=after, help="write records as JSON Lines")
     export.add_argument("file")
     _scope_args(export)
+    export.add_argument("--agent-id", dest="agent_id", help="the agent (with --format reme: whose lessons)")
+    export.add_argument("--format", choices=FORMATS, default="memadapt", help=_FORMAT_HELP)
     imp = sub.add_parser("import", parents=after, help="read a JSON Lines export (re-embedding)")
-    imp.add_argument("file")
+    imp.add_argument("file", help="an export; with --format reme, a .jsonl library or a folder of them")
+    imp.add_argument("--format", choices=FORMATS, default="memadapt", help=_FORMAT_HELP)
+    imp.add_argument("--agent-id", dest="agent_id", help="with --format reme: the agent the lessons are for")
     imp.add_argument(
         "--resume", action="store_true", help="skip records already stored (finish an import that stopped half-way)"
     )
@@ -163,6 +171,11 @@ def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
     serve.add_argument("--agent-id", help="also scope every request to this agent")
     serve.add_argument("--max-body-bytes", type=int, help="larger request bodies get 413 (default 2 MB)")
     serve.add_argument(
+        "--library-dir", metavar="DIR",
+        help="the folder the operator's /vector_store may load experience libraries from and dump them to "
+        "(default: none)",
+    )  # fmt: skip
+    serve.add_argument(
         "--max-text-chars", type=int,
         help="longest text of one message, query or trajectory: longer gets 422 (default 32000; "
         "MEMADAPT_SERVE_MAX_TEXT_CHARS)",
@@ -187,7 +200,7 @@ def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
         serve(
             options, host=ns.host, port=ns.port, tokens_file=ns.tokens, agent_id=ns.agent_id,
             max_body_bytes=ns.max_body_bytes, max_text_chars=ns.max_text_chars,
-            allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin,
+            allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin, library_dir=ns.library_dir,
         )  # fmt: skip
     return EXIT_OK
 
@@ -279,7 +292,12 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
         n = mem.delete_all(**scope)
         _emit(ns, {"deleted": n}, [f"deleted {n} records"])
         return EXIT_OK
+    if ns.command in ("export", "import") and ns.format == "reme":
+        return _reme(ns, mem)
     if ns.command in ("export", "import"):
+        if ns.command == "import" and ns.agent_id is not None:
+            field = "--agent-id"
+            raise ValidationError(field, "only with --format reme (a memadapt export names each record's scope)")
         bar, tick = _progress(f"{ns.command}ing", ns.json or not sys.stderr.isatty())
         with bar:
             if ns.command == "export":
@@ -294,6 +312,28 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
         return EXIT_OK
     mem.optimize()
     _emit(ns, {"optimized": True}, ["optimized"])
+    return EXIT_OK
+
+
+def _reme(ns: argparse.Namespace, mem: Memory) -> int:
+    """``import``/``export --format reme``: an agent's lessons from or to ReMe's experience library lines."""
+    if ns.agent_id is None:
+        field = "--agent-id"
+        raise ValidationError(field, "is required with --format reme: the agent whose lessons these are")
+    bar, tick = _progress(f"{ns.command}ing lessons", ns.json or not sys.stderr.isatty())
+    with bar:
+        if ns.command == "export":
+            n = mem.export_reme(ns.file, agent_id=ns.agent_id, progress=tick)
+            _emit(ns, {"exported": n}, [f"exported {n} lessons of {ns.agent_id} ({ns.file})"])
+            return EXIT_OK
+        done = mem.import_reme(ns.file, agent_id=ns.agent_id, progress=tick)
+    line = (
+        f"stored {done.added} memories (lessons, personal facts) for {ns.agent_id} from {done.files} file(s) "
+        f"({ns.file}); {done.already_stored} already stored"
+    )
+    if done.skipped_personal:
+        line += f"; {done.skipped_personal} personal memories skipped (no target user)"
+    _emit(ns, done.model_dump(), [line])
     return EXIT_OK
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "WRITABLE_KINDS",
     "HistoryEvent",
     "Kind",
+    "LibraryImport",
     "MemoryRecord",
     "Page",
     "Scope",
@@ -142,6 +143,16 @@ class SearchHit(BaseModel):
     record: MemoryRecord
     score: float
     scores: dict[str, float] = Field(default_factory=dict)
+
+
+class LibraryImport(BaseModel):
+    """What loading an experience library (ReMe's format) did: lines stored, lines already stored (by their
+    ``memory_id``), personal memories skipped for naming no user, and the files read."""
+
+    added: int = 0
+    already_stored: int = 0
+    skipped_personal: int = 0
+    files: int = 0
 
 
 class Page(BaseModel):

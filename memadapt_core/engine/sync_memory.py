@@ -11,13 +11,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
-from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from memadapt_core.models import HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, paging, reads, tiers, tool_memory, transactions, transfer, updates, writes
+from . import backend_steps, paging, reads, reme_transfer, tiers, tool_memory, transactions, transfer, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .base import MemoryBase
@@ -349,6 +349,19 @@ class Memory(MemoryBase):
         """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records it wrote.
         ``resume``: skip the records already stored (same id, same scope), to finish an import that stopped."""
         return transfer.import_records(self._live(), path, progress, resume=resume)
+
+    def import_reme(
+        self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None
+    ) -> LibraryImport:
+        """Load an experience library in ReMe's format (a ``.jsonl`` file or a folder of them) as the agent's
+        lessons, re-embedding; idempotent by ``memory_id`` (docs/task-memory.md)."""
+        return reme_transfer.import_library(self._live(), path, agent_id, progress)
+
+    def export_reme(
+        self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None
+    ) -> int:
+        """Write the agent's current lessons in ReMe's line format (ReMe's ``load`` reads it); returns how many."""
+        return reme_transfer.export_library(self._live(), path, agent_id, progress)
 
     def flush(self) -> None:
         """Wait for tracked background writes and background consolidation (resuming what was left pending) and

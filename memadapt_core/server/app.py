@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -22,6 +23,7 @@ from memadapt_core.models import Scope as MemoryScope
 from .adapter_routes import adapter_routes
 from .auth import Forbidden, TokenMap, bearer_token
 from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
+from .library_routes import library_routes
 from .mcp_task_tools import register_task_tools
 from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
@@ -167,9 +169,10 @@ class BearerAuth:
 
 def build_app(
     memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (),
+    allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (), library_dir: Path | None = None,
 ) -> ASGIApp:  # fmt: skip
-    """The whole service over ``memory`` (closed when the app shuts down), scoped by ``tokens``."""
+    """The whole service over ``memory`` (closed when the app shuts down), scoped by ``tokens``; the operator's
+    ``/vector_store`` reads and writes libraries inside ``library_dir`` only."""
 
     def scope_for(ctx: Context) -> MemoryScope:
         headers = getattr(ctx.request_context.request, "headers", None) or {}  # mcp 1.x has no ctx.headers
@@ -210,6 +213,7 @@ def build_app(
         *api_routes(lambda: memory),
         *adapter_routes(lambda: memory),
         *reme_routes(lambda: memory),
+        *library_routes(lambda: memory, library_dir),
         Mount("/", app=mcp_app),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

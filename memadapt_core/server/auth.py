@@ -3,8 +3,10 @@ open port needs them.
 
 The map comes from ``--tokens FILE`` or ``MEMADAPT_TOKENS``, both a JSON object whose values are a user id
 (``{"token": "user_id"}``: the token may name any agent or workspace) or a grant
-(``{"token": {"user": "ann", "agents": ["travel"]}}``: only those agents, 403 for any other). A model never names
-its user: the token (HTTP) or the server's own ``--user-id`` (stdio) does.
+(``{"token": {"user": "ann", "agents": ["travel"]}}``: only those agents, 403 for any other). A grant with
+``"operator": true`` (``{"token": {"user": "ops", "operator": true}}``) also reaches the operator's routes
+(``/vector_store``: loading and dumping experience libraries); no other token does. A model never names its user:
+the token (HTTP) or the server's own ``--user-id`` (stdio) does.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ class Access:
     """What one token reaches: its scope (user, and the server's agent if any) and, for a grant, its agents."""
 
     scope: Scope
-    agents: frozenset[str] | None = None  # None: any agent (a token given as a plain user id)
+    agents: frozenset[str] | None = None  # None: any agent (a token given as a plain user id, or no "agents")
+    operator: bool = False  # the store's operator: may load and dump libraries (/vector_store)
 
     def check_agent(self, agent_id: str | None, field: str = "agent_id") -> None:
         """``Forbidden`` when ``agent_id`` is not granted to this token (None names no agent: always allowed)."""
@@ -52,6 +55,12 @@ class Access:
         granted = ", ".join(repr(a) for a in sorted(self.agents)) or "none"
         msg = f"{field}: this token is granted agents {granted} only, not {agent_id!r}"
         raise Forbidden(msg)
+
+    def check_operator(self, what: str) -> None:
+        """``Forbidden`` unless this token is the operator's (a grant with ``"operator": true``)."""
+        if not self.operator:
+            msg = f'{what} is the operator\'s: only a token granted {{"operator": true}} in the tokens file may'
+            raise Forbidden(msg)
 
 
 class Forbidden(Exception):
@@ -88,11 +97,11 @@ class TokenMap:
 
 
 def _entry(source: str, value: object, agent_id: str | None) -> Access:
-    """One token's value: a user id, or ``{"user": ..., "agents": [...]}``."""
+    """One token's value: a user id, or ``{"user": ..., "agents": [...], "operator": true}`` (both optional)."""
     if isinstance(value, str) and value.strip():
         return Access(Scope.of(user_id=value, agent_id=agent_id))
-    shape = '{"user": "user_id", "agents": ["agent_id", ...]}'
-    if not isinstance(value, dict) or set(value) - {"user", "agents"} or "user" not in value:
+    shape = '{"user": "user_id", "agents": ["agent_id", ...], "operator": true}'
+    if not isinstance(value, dict) or set(value) - {"user", "agents", "operator"} or "user" not in value:
         msg = f"{source}: the value of a token is a user id or {shape}"
         raise ConfigurationError(msg)
     user, agents = value["user"], value.get("agents", [])
@@ -102,7 +111,12 @@ def _entry(source: str, value: object, agent_id: str | None) -> Access:
     if not isinstance(agents, list) or not all(isinstance(a, str) and a.strip() for a in agents):
         msg = f"{source}: a grant's agents must be a list of non-empty strings ({shape})"
         raise ConfigurationError(msg)
-    return Access(Scope.of(user_id=user, agent_id=agent_id), frozenset(agents))
+    operator = value.get("operator", False)
+    if not isinstance(operator, bool):
+        msg = f"{source}: a grant's operator must be true or false ({shape})"
+        raise ConfigurationError(msg)
+    granted = frozenset(agents) if "agents" in value or not operator else None  # an operator without a list: any
+    return Access(Scope.of(user_id=user, agent_id=agent_id), granted, operator)
 
 
 def load_tokens(file: str | Path | None, *, agent_id: str | None = None) -> TokenMap:

@@ -229,6 +229,15 @@ def _reme_paths() -> dict[str, Any]:
         "add_tool_call_result": ("record tool calls", {**workspace, "tool_call_results": {"type": "array"}}),
         "summary_tool_memory": ("the tools' current guides", {**workspace, "tool_names": {"type": "string"}}),
         "retrieve_tool_memory": ("the tools' guides and statistics", {**workspace, "tool_names": {"type": "string"}}),
+        "vector_store": (
+            "the operator's workspace actions: load, dump, list or delete the agent's lessons (an operator token "
+            "only; path inside --library-dir)",
+            {
+                **workspace,
+                "action": {"type": "string", "enum": ["load", "dump", "list", "delete"]},
+                "path": {"type": "string", "description": "relative to the library folder"},
+            },
+        ),
     }
     out: dict[str, Any] = {}
     for name, (summary_text, properties) in routes.items():

@@ -80,6 +80,17 @@ def service_text_limit(given: int | None) -> int:
     return limit
 
 
+def library_folder(library_dir: str | Path | None) -> Path | None:
+    """``--library-dir``: an existing folder, or ``ConfigurationError`` naming it."""
+    if library_dir is None:
+        return None
+    folder = Path(library_dir)
+    if not folder.is_dir():
+        msg = f"--library-dir {library_dir}: not a folder (create it, or name the folder holding the libraries)"
+        raise ConfigurationError(msg)
+    return folder
+
+
 def serve(
     options: dict[str, Any],
     *,
@@ -91,6 +102,7 @@ def serve(
     max_text_chars: int | None = None,
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
+    library_dir: str | Path | None = None,
 ) -> None:
     """Serve the HTTP API and streamable-HTTP MCP until stopped. Refuses to start without tokens: every request
     needs one, and a host other than loopback without them would be an open door."""
@@ -112,7 +124,7 @@ def serve(
     try:
         app = build_app(
             memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES,
-            allowed_hosts=allowed_hosts, allowed_origins=allowed_origins,
+            allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, library_dir=library_folder(library_dir),
         )  # fmt: skip
         try:
             uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

@@ -95,7 +95,7 @@ def test_public_surface_is_pinned() -> None:
         "StoreCorruptedError", "StoreError", "StoreForkedError", "StoreFullError", "StoreLockedError",
         "StoreUnavailableError", "ValidationError", "hookimpl",
         "JSON", "fit_query", "parse_json_object", "check_count", "engine_views", "ProfileStatement",
-        "TierSettings", "UserProfile",
+        "TierSettings", "UserProfile", "LibraryImport",
     }  # fmt: skip
     for name in memadapt_core.__all__:
         assert hasattr(memadapt_core, name), name
