@@ -116,14 +116,18 @@ def _named_speaker(query: str, names: set[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def cross_script_candidates(
-    dense: list[Candidate], cfg: RetrievalSettings, route: Route, scale: float
-) -> list[PointKey]:
-    """The dense candidates that would pass the floor if they were written in another script than the question: with
-    an embedder that reads each script with other models (embedders.multilingual), a memory in another script scores
-    ``scale`` x its cosine. Whether one of them is, only its text tells (``route_of``): the caller reads them."""
-    floor = floors(cfg, route)[0] * scale
-    return [key for key, score in dense if score >= floor]
+def on_one_scale(dense: list[Candidate], routes: dict[PointKey, Route], route: Route, scale: float) -> list[Candidate]:
+    """The cosines of memories written in another script than the question divided by ``scale``, best first again:
+    an embedder that reads each script with other models (embedders.multilingual) scores such a memory ``scale`` x
+    what the same memory in the question's script would score, so without this a Chinese question's English answer
+    ranked below every Chinese line and under the floor. ``routes``: each candidate's script (``route_of``)."""
+    out = [(key, score / scale if routes.get(key, route) != route else score) for key, score in dense]
+    out.sort(key=_second, reverse=True)
+    return out
+
+
+def _second(candidate: Candidate) -> float:
+    return candidate[1]
 
 
 def fuse(
@@ -132,16 +136,12 @@ def fuse(
     plan: QueryPlan,
     cfg: RetrievalSettings,
     depth: int | None = None,
-    *,
-    floor_scale: float | None = None,
 ) -> list[Ranked]:
     """Stage one, on ids and raw scores only: the floor, then linear fusion of normalised scores, the ``depth`` best
-    first (all of them when None). ``floor_scale``: the question is known relevant through a memory in another
-    script, whose cosines are scaled by it; the floor for dense-only candidates is scaled alike."""
-    if plan.threshold is None and floor_scale is None and not is_relevant(dense, sparse, cfg, plan.route):
+    first (all of them when None)."""
+    if plan.threshold is None and not is_relevant(dense, sparse, cfg, plan.route):
         return []
     floor_dense, _, dense_weight = floors(cfg, plan.route)
-    floor_dense *= floor_scale or 1.0
     d_lo, d_scale, d_const = _minmax(dense, cfg.dense_min_span)
     s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0][1] if sparse else 0.0))
     raw_s = dict(sparse)

@@ -53,7 +53,7 @@ class Embedder(ABC):
     #: The pooling a new store gets when none is asked for: "scope_idf" only where it was measured to help.
     default_pooling: str = "mean"
     #: For an embedder that reads each script with its own models: how much a memory written in another script than
-    #: the question has its cosine scaled by (the relevance floor is scaled alike for it). None: one scale for all.
+    #: the question has its cosine scaled by (search divides it back out: ranking.on_one_scale). None: one scale.
     cross_script_scale: float | None = None
 
     @abstractmethod

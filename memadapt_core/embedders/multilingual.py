@@ -11,7 +11,8 @@ vectors, so one stored vector serves every query:
 - a question in one script, a memory in the other: ``b cos_use`` (what USE allows across languages).
 
 One floor per question script (``RetrievalSettings.floor_dense`` and ``floor_dense_nonlatin``) separates related
-from unrelated questions; across scripts the floor is scaled by ``b`` (``cross_script_scale``). MiniLM
+from unrelated questions; a memory in another script than the question has its cosine divided by ``b``
+(``cross_script_scale``: the search reads each candidate's script from its text) before the floor and fusion. MiniLM
 pools its tokens by their rarity in the scope (``scope_idf``) as it does alone; USE pools its own way.
 """
 

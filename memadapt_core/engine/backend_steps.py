@@ -10,14 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from memadapt_core.backends.base import Candidate
+from memadapt_core.backends.base import PointKey
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
-from memadapt_core.ranking import cross_script_candidates, fuse
+from memadapt_core.ranking import fuse, on_one_scale
 from memadapt_core.scripts import route_of
 
 from . import derived, reads, updates, writes
 from .resources import Resources
+
+_ROUTE_CHARS = 400  # of a memory's text, enough to tell its script
 
 __all__ = [
     "count_and_delete", "history", "list_page", "prepare_add", "records", "search", "vectors", "write_add",
@@ -57,28 +59,19 @@ def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> 
     if plan.by_time is not None and (listed := r.backend.scroll(plan.by_time, plan.limit, descending=True)):
         return reads.finish_by_time(plan.by_time, listed)
     dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
+    read: dict[PointKey, dict[str, Any]] | None = None
+    if (scale := r.embedder.cross_script_scale) is not None and dense:
+        # Each candidate's script, from its text, to put a memory in another script on the question's scale (the
+        # embedded store's payload cache holds them; the fused ones are read anyway).
+        read = r.backend.points(list(dict.fromkeys(key for key, _ in (*dense, *sparse))))
+        routes = {key: route_of(str(p.get("text") or "")[:_ROUTE_CHARS]) for key, p in read.items()}
+        dense = on_one_scale(dense, routes, plan.ranking.route, scale)
     fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
-    if not fused and (scale := _cross_script(r, plan, dense)) is not None:
-        fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth, floor_scale=scale)
     if not fused:
         return []
-    return reads.finish_search(r, plan, fused, r.backend.points([f.id for f in fused]))
-
-
-def _cross_script(r: Resources, plan: reads.SearchPlan, dense: list[Candidate]) -> float | None:
-    """The embedder's cross-script scale when a question the floor refused is relevant through a memory written in
-    another script (a Chinese question, an English memory): such a memory's cosine is scaled down by the embedder
-    (embedders.multilingual), so the floor is scaled alike for it. None otherwise, or when the embedder has no
-    such scale."""
-    scale = r.embedder.cross_script_scale
-    if scale is None or plan.ranking.threshold is not None:
-        return None
-    near = cross_script_candidates(dense, r.settings.retrieval, plan.ranking.route, scale)
-    if not near:
-        return None
-    payloads = r.backend.points(near)
-    other = any(route_of(str(p.get("text") or "")) != plan.ranking.route for p in payloads.values())
-    return scale if other else None
+    if read is None:
+        return reads.finish_search(r, plan, fused, r.backend.points([f.id for f in fused]))
+    return reads.finish_search(r, plan, fused, {f.id: read[f.id] for f in fused if f.id in read})
 
 
 def records(r: Resources, wanted: list[str], scope: Scope) -> list[MemoryRecord]:

@@ -11,6 +11,7 @@ from memadapt_core import Memory
 from memadapt_core.embedders.minilm import MiniLMEmbedder
 from memadapt_core.embedders.multilingual import MultilingualEmbedder
 from memadapt_core.embedders.use import USEEmbedder
+from memadapt_core.ranking import on_one_scale
 
 FACTS_ZH = ["我的爱好是吉他。", "我对花生过敏。", "我在一家银行工作，经常加班。", "我养了一只橘猫，叫豆豆。"]
 FACTS_EN = ["I moved to Berlin last spring.", "My sister Lena works as a nurse."]
@@ -76,3 +77,9 @@ def test_a_question_in_another_script_has_its_own_floor_and_weight(default: Memo
         MultilingualEmbedder.floor_dense_nonlatin,
         MultilingualEmbedder.dense_weight_nonlatin,
     )
+
+
+def test_a_memory_in_another_script_is_ranked_on_the_questions_scale() -> None:
+    dense = [("zh-line", 0.40), ("en-answer", 0.30)]  # the English answer at b x its cosine of ~0.55
+    ranked = on_one_scale(dense, {"zh-line": "other", "en-answer": "latin"}, "other", scale=0.5)
+    assert ranked == [("en-answer", 0.60), ("zh-line", 0.40)]
