@@ -16,6 +16,7 @@ __all__ = [
     "MAX_ID_CHARS",
     "PERSONAL_KINDS",
     "WRITABLE_KINDS",
+    "Answer",
     "HistoryEvent",
     "Kind",
     "MemoryRecord",
@@ -142,6 +143,16 @@ class SearchHit(BaseModel):
     record: MemoryRecord
     score: float
     scores: dict[str, float] = Field(default_factory=dict)
+
+
+class Answer(BaseModel):
+    """What ``answer`` returns: the LLM's answer, the memories it was given (best first) and the latest turns of the
+    session it saw, and the ids of the stored exchange (empty with ``remember=False``)."""
+
+    answer: str
+    memories: list[SearchHit] = Field(default_factory=list)
+    recent: list[MemoryRecord] = Field(default_factory=list)
+    stored: list[str] = Field(default_factory=list)
 
 
 class Page(BaseModel):
