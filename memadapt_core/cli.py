@@ -19,6 +19,7 @@ from typing import Any
 
 import pydantic
 
+from .backends.edge_holder import forget_holder, set_holder
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
 from .models import KINDS, WRITABLE_KINDS, MemoryRecord, SearchHit
@@ -331,6 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version (0) and usage errors (2): argparse has printed them
         return exc.code if isinstance(exc.code, int) else EXIT_INPUT
     try:
+        set_holder(program=f"memadapt {ns.command}")  # named in the lock error of another process
         options: dict[str, Any] = {}
         if ns.path:
             options["path"] = ns.path
@@ -365,6 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:  # a bug: keep the traceback for the report, but not exit 1 ("nothing found")
         traceback.print_exc()
         return EXIT_ERROR
+    finally:
+        forget_holder()
 
 
 def _fail(exc: BaseException, code: int) -> int:

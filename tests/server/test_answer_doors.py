@@ -98,3 +98,8 @@ def test_answer_without_an_llm_on_the_service_names_the_settings(
     ):
         memory.answer("What is my dog called?")
     assert "MEMADAPT_LLM__MODEL" in str(caught.value)
+
+
+def test_serve_says_which_llm_it_answers_with(chat_server: Server, llm: ScriptedLLMServer) -> None:
+    said = chat_server.log.read_text(encoding="utf-8")
+    assert f"llm:   scripted at {llm.base_url}: answer and consolidation on" in said
