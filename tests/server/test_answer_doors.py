@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from memadapt_core.remote import AsyncRemoteMemory, RemoteMemory
 from memadapt_core.testing import ScriptedLLMServer
 from tests._chat import NOT_REMEMBERED, remembering_llm
 
-from .conftest import Server, running_server
+from .conftest import Server, cli, running_server
 from .test_mcp_http import call, http_session
 
 ANN = {"Authorization": "Bearer token-ann"}
@@ -103,3 +104,16 @@ def test_answer_without_an_llm_on_the_service_names_the_settings(
 def test_serve_says_which_llm_it_answers_with(chat_server: Server, llm: ScriptedLLMServer) -> None:
     said = chat_server.log.read_text(encoding="utf-8")
     assert f"llm:   scripted at {llm.base_url}: answer and consolidation on" in said
+
+
+def test_memadapt_chat_talks_to_a_running_service(chat_server: Server) -> None:
+    with RemoteMemory(chat_server.url, token="token-ann") as memory:
+        memory.add("My piano teacher is Olga", session_id="cli-1")
+    done = subprocess.run(
+        cli("chat", "--server", chat_server.url, "--token", "token-ann", "--session", "cli-2"),
+        input="Who is my piano teacher?\n/consolidate\n/quit\n", capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "memadapt> You told me: My piano teacher is Olga" in done.stdout
+    assert "the service consolidates in the background" in done.stdout
