@@ -66,6 +66,7 @@ class AsyncAnswering:
 
     def _text_llm(self) -> Any:
         me = cast("AsyncMemory", self)
+        me._live()  # a closed memory says so (StoreUnavailableError), not that its LLM cannot answer
         me._consolidator()  # the consolidation client (built with the worker, closed by close())
         return chat.text_client(me._llm, me.settings.llm.provider)
 
@@ -123,6 +124,7 @@ class Answering:
 
     def _text_llm(self) -> Any:
         me = cast("Memory", self)
+        me._live()  # a closed memory says so (StoreUnavailableError), not that its LLM cannot answer
         me._consolidator()  # the consolidation client (built with the worker, closed by close())
         return chat.text_client(me._llm, me.settings.llm.provider)
 

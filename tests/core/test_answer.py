@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memadapt_core import Answer, AsyncMemory, ConfigurationError, Memory, ValidationError
+from memadapt_core import Answer, AsyncMemory, ConfigurationError, Memory, StoreUnavailableError, ValidationError
 from memadapt_core.testing import ScriptedLLMServer
 from tests._chat import NOT_REMEMBERED, remembering_llm
 
@@ -168,3 +168,10 @@ def test_a_configured_llm_brings_no_warning(mem: Memory, caplog: pytest.LogCaptu
     with caplog.at_level(logging.WARNING, logger="memadapt"):
         mem.consolidate()
     assert not [r for r in caplog.records if "needs an LLM" in r.getMessage()]
+
+
+def test_answer_on_a_closed_memory_says_it_is_closed(llm: ScriptedLLMServer) -> None:
+    memory = Memory(location=":memory:", llm=_llm_settings(llm))
+    memory.close()
+    with pytest.raises(StoreUnavailableError, match="closed"):
+        memory.answer("What is my dog called?", user_id="ann")
