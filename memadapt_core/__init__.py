@@ -20,7 +20,7 @@ from .errors import (
 )
 from .formatting import BLOCK_END, BLOCK_START
 from .hookspecs import hookimpl
-from .models import JSON, HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, Scope, ScopeIds, SearchHit
+from .models import JSON, Answer, HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, Scope, ScopeIds, SearchHit
 from .profile import ProfileStatement, UserProfile
 from .validation import fit_query, parse_json_object
 
@@ -28,6 +28,7 @@ __all__ = [
     "BLOCK_END",
     "BLOCK_START",
     "JSON",
+    "Answer",
     "AsyncMemory",
     "ConfigurationError",
     "Embedder",

@@ -1,4 +1,4 @@
-"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize, doctor; mcp and serve.
+"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize, doctor; chat; mcp and serve.
 
 Human output by default, ``--json`` for scripts; global options go before or after the command. Exit codes
 (``EXIT_CODES``, shown by ``--help``): 0 done; 1 nothing found (search, delete); 2 bad input or usage; 3 store
@@ -19,6 +19,7 @@ from typing import Any
 
 import pydantic
 
+from .backends.edge_holder import forget_holder, set_holder
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
 from .models import KINDS, WRITABLE_KINDS, MemoryRecord, SearchHit
@@ -140,8 +141,31 @@ def _parser() -> argparse.ArgumentParser:
         "--salvage", metavar="NEW_PATH",
         help="import every readable record into a new store there (from a replay of its write-ahead log if whole)",
     )  # fmt: skip
+    chat = sub.add_parser("chat", parents=after, help="talk to your memory: an interactive chat that remembers")
+    chat.add_argument("--user", dest="user_id", help="user id (with --server: the token's user)")
+    chat.add_argument("--agent", dest="agent_id", help="agent id")
+    chat.add_argument("--session", dest="session_id", help="this chat's session id (default: chat-<date-time>)")
+    chat.add_argument("--limit", type=int, default=5, help="memories recalled per question (default 5)")
+    chat.add_argument("--server", help="a running memadapt serve (http://127.0.0.1:8765) instead of a local store")
+    chat.add_argument("--token", help="its bearer token (default: MEMADAPT_TOKEN)")
     _server_commands(sub, after)
     return parser
+
+
+def _chat(ns: argparse.Namespace, options: dict[str, Any]) -> int:
+    """``memadapt chat`` (memadapt_core.chat_cli): needs an LLM, the store's or the service's."""
+    from .chat_cli import ChatSession, new_session_id, open_memory
+
+    if ns.server is None and not (ns.user_id or ns.agent_id):
+        field = "--user"
+        raise ValidationError(field, "say whose memory to talk to: --user ID (or --agent ID)")
+    memory = open_memory(options, ns.server, ns.token)
+    with memory:
+        session = ChatSession(
+            memory, user_id=ns.user_id, agent_id=ns.agent_id, session_id=ns.session_id or new_session_id(),
+            limit=ns.limit,
+        )  # fmt: skip
+        return session.run()
 
 
 def _doctor(ns: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -348,6 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version (0) and usage errors (2): argparse has printed them
         return exc.code if isinstance(exc.code, int) else EXIT_INPUT
     try:
+        set_holder(program=f"memadapt {ns.command}")  # named in the lock error of another process
         options: dict[str, Any] = {}
         if ns.path:
             options["path"] = ns.path
@@ -359,6 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(ns, options)
         if ns.command == "doctor":
             return _doctor(ns, options)
+        if ns.command == "chat":
+            return _chat(ns, options)
         with Memory(**options) as mem:
             return _run(ns, mem)
     except ValidationError as exc:
@@ -380,6 +407,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:  # a bug: keep the traceback for the report, but not exit 1 ("nothing found")
         traceback.print_exc()
         return EXIT_ERROR
+    finally:
+        forget_holder()
 
 
 def _fail(exc: BaseException, code: int) -> int:

@@ -16,6 +16,7 @@ __all__ = [
     "MAX_ID_CHARS",
     "PERSONAL_KINDS",
     "WRITABLE_KINDS",
+    "Answer",
     "HistoryEvent",
     "Kind",
     "LibraryImport",
@@ -153,6 +154,16 @@ class LibraryImport(BaseModel):
     already_stored: int = 0
     skipped_personal: int = 0
     files: int = 0
+
+
+class Answer(BaseModel):
+    """What ``answer`` returns: the LLM's answer, the memories it was given (best first) and the latest turns of the
+    session it saw, and the ids of the stored exchange (empty with ``remember=False``)."""
+
+    answer: str
+    memories: list[SearchHit] = Field(default_factory=list)
+    recent: list[MemoryRecord] = Field(default_factory=list)
+    stored: list[str] = Field(default_factory=list)
 
 
 class Page(BaseModel):

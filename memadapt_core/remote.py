@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from .engine import paging, reads
 from .errors import ValidationError
-from .models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
+from .models import Answer, HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from .profile import UserProfile
 from .remote_base import RemoteBase, _Call, _Link
 from .remote_base import scope_of as _scope
@@ -188,6 +188,14 @@ class AsyncRemoteMemory(RemoteBase):
     ) -> builtins.list[HistoryEvent]:
         data = await self._send(self._by_id("GET", id, _scope(user_id, agent_id, session_id), "/history"))
         return [HistoryEvent.model_validate(e) for e in data["events"]]
+
+    async def answer(
+        self, question: str, *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, limit: int = 5, remember: bool = True, now: datetime | None = None,
+    ) -> Answer:  # fmt: skip
+        """The service's ``answer`` (its LLM): ``ConfigurationError`` when it was started without one."""
+        call = self._answer(question, _scope(user_id, agent_id, session_id), limit, remember, now)
+        return Answer.model_validate(await self._send(call))
 
     async def search_many(
         self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
@@ -409,6 +417,14 @@ class RemoteMemory(RemoteBase):
     ) -> builtins.list[HistoryEvent]:
         data = self._send(self._by_id("GET", id, _scope(user_id, agent_id, session_id), "/history"))
         return [HistoryEvent.model_validate(e) for e in data["events"]]
+
+    def answer(
+        self, question: str, *, user_id: str | None = None, agent_id: str | None = None,
+        session_id: str | None = None, limit: int = 5, remember: bool = True, now: datetime | None = None,
+    ) -> Answer:  # fmt: skip
+        """The service's ``answer`` (its LLM): ``ConfigurationError`` when it was started without one."""
+        call = self._answer(question, _scope(user_id, agent_id, session_id), limit, remember, now)
+        return Answer.model_validate(self._send(call))
 
     def search_many(
         self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,

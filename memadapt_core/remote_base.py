@@ -24,6 +24,7 @@ from .engine.tiers import context_with_tiers
 from .engine.updates import parse_id
 from .errors import (
     ConfigurationError,
+    LLMError,
     MemadaptError,
     StoreError,
     StoreFullError,
@@ -108,6 +109,10 @@ def _error(response: httpx.Response) -> MemadaptError:
         return StoreFullError(message)
     if status == 503:
         return StoreUnavailableError(message)
+    if status == 501:
+        return ConfigurationError(message)
+    if status == 502:
+        return LLMError(message)
     return StoreError(message)
 
 
@@ -182,6 +187,13 @@ class RemoteBase:
                 value = list(value)
             body[key] = value
         return _Call("POST", "/v1/search", json=body)
+
+    @staticmethod
+    def _answer(question: str, scope: dict[str, Any], limit: int, remember: bool, now: Moment) -> _Call:
+        body: dict[str, Any] = {"question": question, "limit": limit, "remember": remember, **scope}
+        if now is not None:
+            body["now"] = _moment(now)
+        return _Call("POST", "/v1/answer", json=body)
 
     @staticmethod
     def _list(

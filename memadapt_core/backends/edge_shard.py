@@ -31,6 +31,7 @@ from pathlib import Path
 import qdrant_edge as qe
 
 from memadapt_core.backends._upkeep import NO_GRAPH, OPTIMIZERS
+from memadapt_core.backends.edge_holder import locked_message, read_note, write_note
 from memadapt_core.errors import StoreCorruptedError, StoreError, StoreLockedError, StoreUnavailableError
 
 __all__ = [
@@ -130,8 +131,10 @@ def recovery_step(root: Path) -> str:
 
 
 def _locked(folder: Path) -> StoreLockedError:
-    holder = "this process" if str(folder.resolve()) in _OPEN_HERE else "another process"
-    msg = (
+    here = str(folder.resolve()) in _OPEN_HERE
+    holder = "this process" if here else "another process"
+    named = None if here else locked_message(folder, read_note(folder.parent / aside(folder, "lock")))
+    msg = named or (
         f"the embedded store {folder} is already open in {holder}. The embedded store serves one "
         "process: within a process, engines opened with the same settings (and no Embedder object or "
         "plugins of their own) share it, or share one Memory (as_sync() / as_async() give the other "
@@ -163,6 +166,7 @@ def lock_folder(folder: Path) -> int | None:
         os.close(fd)
         msg = f"cannot open the embedded store {folder}: cannot lock {path}: {exc}"
         raise StoreUnavailableError(msg) from exc
+    write_note(fd)  # who holds it, for the lock error of the next process that tries
     return fd
 
 

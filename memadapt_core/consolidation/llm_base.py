@@ -126,6 +126,37 @@ class LLMClientBase:
             request["response_format"] = {"type": "json_object"}
         return request
 
+    def _text_request(self, operation: str, messages: list[dict[str, str]], *, stream: bool = False) -> dict[str, Any]:
+        """A request for prose (``answer``): no JSON mode; streamed on request."""
+        request: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": messages,
+            "temperature": self.settings.temperature,
+            "extra_headers": {OPERATION_HEADER: operation},
+        }
+        if stream:
+            request["stream"] = True
+        return request
+
+    def _text(self, operation: str, response: Any, latency: float) -> str:
+        """The answer's text, counted (an answer without text is "")."""
+        usage = getattr(response, "usage", None)
+        self._usage.add(
+            operation,
+            latency_s=latency,
+            answers=1,
+            prompt_tokens=getattr(usage, "prompt_tokens", None) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", None) or 0,
+        )
+        choices = getattr(response, "choices", None) or []
+        return str(choices[0].message.content or "") if choices else ""
+
+    @staticmethod
+    def _delta(chunk: Any) -> str:
+        """The text one streamed chunk adds ("" for a chunk with none: the role, the usage, the finish)."""
+        choices = getattr(chunk, "choices", None) or []
+        return str(getattr(choices[0].delta, "content", None) or "") if choices else ""
+
     def _answer(self, operation: str, response: Any, latency: float, parse: AnswerParser[T]) -> T:
         """Count the response, then decode and validate it (``MalformedAnswerError`` when it does not fit)."""
         usage = getattr(response, "usage", None)
@@ -170,11 +201,11 @@ class LLMClientBase:
             {"role": "user", "content": correction},
         ]
 
-    def _after_failure(self, operation: str, exc: Exception, attempts: Attempts) -> float:
+    def _after_failure(self, operation: str, exc: Exception, attempts: Attempts, *, json: bool = True) -> float:
         """Seconds to wait before the next try, or raise ``LLMError`` when the failure is final."""
         self._usage.add(operation, errors=1)
         status = exc.status_code if isinstance(exc, openai.APIStatusError) else None
-        if status in (400, 422) and self.json_mode and _about_json_mode(exc):
+        if json and status in (400, 422) and self.json_mode and _about_json_mode(exc):
             self.json_mode = False  # the endpoint refuses response_format: plain prompting from now on
             self._usage.add(operation, retries=1)
             return 0.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, TypeVar
 
 import openai
@@ -14,6 +15,7 @@ import openai
 from memadapt_core.config import LLMSettings
 from memadapt_core.consolidation.llm_base import AnswerParser, Attempts, LLMClientBase
 from memadapt_core.consolidation.parsing import MalformedAnswerError
+from memadapt_core.errors import LLMError
 
 __all__ = ["AsyncLLMClient", "LLMClient"]
 
@@ -46,6 +48,45 @@ class AsyncLLMClient(LLMClientBase):
                 return self._answer(operation, response, time.perf_counter() - started, parse)
             except MalformedAnswerError as error:
                 messages = self._after_malformed(operation, messages, error, attempts)
+
+    async def complete_text(self, operation: str, messages: list[dict[str, str]]) -> str:
+        """The answer's text (``Memory.answer``); ``LLMError`` if none came after the retries."""
+        attempts = Attempts()
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                response = await self._client.chat.completions.create(**self._text_request(operation, messages))
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                await asyncio.sleep(self._after_failure(operation, exc, attempts, json=False))
+                continue
+            return self._text(operation, response, time.perf_counter() - started)
+
+    async def stream_text(self, operation: str, messages: list[dict[str, str]]) -> AsyncIterator[str]:
+        """The answer's text a chunk at a time; retried until the first chunk, ``LLMError`` if cut after it."""
+        attempts = Attempts()
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                stream: Any = await self._client.chat.completions.create(
+                    **self._text_request(operation, messages, stream=True)
+                )
+                break
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                await asyncio.sleep(self._after_failure(operation, exc, attempts, json=False))
+        try:
+            async for chunk in stream:
+                if text := self._delta(chunk):
+                    yield text
+        except _TRANSIENT as exc:
+            msg = f"{operation}: the LLM's answer was cut off: {exc}"
+            raise LLMError(msg) from exc
+        finally:
+            await stream.close()
+        self._usage.add(operation, answers=1, latency_s=time.perf_counter() - started)
 
     async def close(self) -> None:
         await self._client.close()
@@ -82,6 +123,45 @@ class LLMClient(LLMClientBase):
                 return self._answer(operation, response, time.perf_counter() - started, parse)
             except MalformedAnswerError as error:
                 messages = self._after_malformed(operation, messages, error, attempts)
+
+    def complete_text(self, operation: str, messages: list[dict[str, str]]) -> str:
+        """The answer's text (``Memory.answer``); ``LLMError`` if none came after the retries."""
+        attempts = Attempts()
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                response = self._client.chat.completions.create(**self._text_request(operation, messages))
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                time.sleep(self._after_failure(operation, exc, attempts, json=False))
+                continue
+            return self._text(operation, response, time.perf_counter() - started)
+
+    def stream_text(self, operation: str, messages: list[dict[str, str]]) -> Iterator[str]:
+        """The answer's text a chunk at a time; retried until the first chunk, ``LLMError`` if cut after it."""
+        attempts = Attempts()
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                stream: Any = self._client.chat.completions.create(
+                    **self._text_request(operation, messages, stream=True)
+                )
+                break
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                time.sleep(self._after_failure(operation, exc, attempts, json=False))
+        try:
+            for chunk in stream:
+                if text := self._delta(chunk):
+                    yield text
+        except _TRANSIENT as exc:
+            msg = f"{operation}: the LLM's answer was cut off: {exc}"
+            raise LLMError(msg) from exc
+        finally:
+            stream.close()
+        self._usage.add(operation, answers=1, latency_s=time.perf_counter() - started)
 
     def close(self) -> None:
         self._client.close()

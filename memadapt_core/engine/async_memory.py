@@ -22,7 +22,9 @@ from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope,
 from . import backend_steps, paging, reads, reme_transfer, tiers, tool_memory, transactions, transfer, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
+from .answering import AsyncAnswering
 from .base import MemoryBase
+from .llm_notice import warn_without_llm
 from .tool_memory import ToolGuide
 
 if TYPE_CHECKING:
@@ -36,7 +38,7 @@ T = TypeVar("T")
 _HEAVY = 64  # points in one write above which the embedded store is written from a thread
 
 
-class AsyncMemory(MemoryBase):
+class AsyncMemory(AsyncAnswering, MemoryBase):
     """Long-term memory for agents, async. ``AsyncMemory()`` opens the embedded store; see ``MemorySettings``."""
 
     _asynchronous = True
@@ -140,6 +142,7 @@ class AsyncMemory(MemoryBase):
         """Store scored trajectories ({messages, score}) raw, now; the consolidation worker draws experiences
         from them in the background into the agent's scope (docs/task-memory.md). One record per trajectory."""
         items = trajectories_.trajectory_inputs(trajectories, agent_id=agent_id, task=task)
+        warn_without_llm(self.settings, "add_trajectories")
         return await self._add(
             items, user_id=user_id, agent_id=agent_id, session_id=session_id, kind="trajectory", metadata=metadata
         )
@@ -159,6 +162,7 @@ class AsyncMemory(MemoryBase):
 
     async def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
         """The top experiences for ``task`` as a delimited block for a system prompt ("" when there are none)."""
+        warn_without_llm(self.settings, "experience_guidance")
         return self.format_experience(await self.experiences(task, agent_id=agent_id, limit=limit))
 
     async def record_tool_calls(
@@ -407,6 +411,7 @@ class AsyncMemory(MemoryBase):
         ``LLMError`` when the LLM cannot be reached (the messages stay pending)."""
         scope = parse_scope(user_id, agent_id, session_id, required=False)
         if (worker := self._consolidator()) is None:
+            warn_without_llm(self.settings, "consolidate()")
             return 0
         from .consolidation_store import AsyncEngineStore
 

@@ -23,6 +23,7 @@ from memadapt_core.validation import parse_scope
 from . import tiers
 from .background import Pending
 from .experience_recall import render_guidance
+from .llm_notice import warn_without_llm
 from .open_stores import open_resources, release
 from .resources import Resources, build_settings
 from .updates import parse_id
@@ -77,6 +78,8 @@ class MemoryBase:
         )  # fmt: skip
         # The store this process already holds on that folder is shared (memadapt_core.engine.open_stores).
         self._resources, self._owner = open_resources(cfg, embedder=given_embedder, plugins=plugins), True
+        if cfg.tiers.profile:
+            warn_without_llm(cfg, "tiers.profile")
 
     @property
     def settings(self) -> MemorySettings:

@@ -79,6 +79,11 @@ class TokenMap:
     def __bool__(self) -> bool:
         return bool(self._tokens)
 
+    @property
+    def users(self) -> list[str]:
+        """The users the tokens stand for, each once, sorted (what ``memadapt serve`` says on start)."""
+        return sorted({a.scope.user_id for a in self._tokens.values() if a.scope.user_id is not None})
+
     def access_of(self, token: str | None) -> Access | None:
         """What a token reaches, or None for no token or an unknown one."""
         if not token:

@@ -21,6 +21,8 @@ from starlette.routing import Route
 
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import (
+    ConfigurationError,
+    LLMError,
     MemadaptError,
     StoreFullError,
     StoreUnavailableError,
@@ -156,6 +158,16 @@ async def search(request: Request, memory: AsyncMemory) -> Response:
     return JSONResponse({"hits": [h.model_dump(mode="json") for h in hits]})
 
 
+async def answer(request: Request, memory: AsyncMemory) -> Response:
+    body = await _json_body(request, _SCOPE_KEYS | {"question", "limit", "remember", "now"})
+    if "question" not in body:
+        field = "question"
+        raise ValidationError(field, "is required")
+    options = {k: body[k] for k in ("limit", "remember", "now") if k in body}
+    found = await memory.answer(body["question"], **_scope(request, body), **options)
+    return JSONResponse(found.model_dump(mode="json"))
+
+
 async def list_records(request: Request, memory: AsyncMemory) -> Response:
     params = _query(request, _SCOPE_KEYS | {"limit", "cursor", "kinds", "filters", "include_archived"})
     options: dict[str, Any] = {k: params[k] for k in ("limit", "cursor", "kinds") if k in params}
@@ -232,6 +244,10 @@ def _endpoint(handler: Handler, memory: Callable[[], AsyncMemory]) -> Callable[[
             return error_response(422, "validation", message, exc.field)
         except StoreFullError as exc:
             return error_response(507, "store_full", str(exc))
+        except ConfigurationError as exc:  # answer without an LLM: the service was started without one
+            return error_response(501, "not_configured", str(exc).replace("llm.model", "the service's llm.model", 1))
+        except LLMError as exc:
+            return error_response(502, "llm_error", str(exc))
         except StoreUnavailableError as exc:
             return error_response(503, "store_unavailable", str(exc))
         except MemadaptError as exc:
@@ -247,6 +263,7 @@ def api_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
         ("/v1/memories", list_records, ["GET"]),
         ("/v1/memories", delete_all, ["DELETE"]),
         ("/v1/search", search, ["POST"]),
+        ("/v1/answer", answer, ["POST"]),
         ("/v1/export", export, ["GET"]),
         ("/v1/memories/{id}", get, ["GET"]),
         ("/v1/memories/{id}", update, ["PATCH"]),

@@ -72,6 +72,12 @@ HISTORY = (
     "The history of one memory by its id: when it was added, how its text changed, which later fact "
     "superseded it, oldest first. Empty when no such memory exists."
 )
+ANSWER = (
+    "Answer a question about the user from their long-term memory, by the memory server's own LLM: recalls the "
+    "relevant memories, answers in the question's language, and remembers the exchange in `session_id` "
+    "(`remember`: false to leave no trace). Returns `answer` and the `memories` it used. Prefer search_memory when "
+    "you answer yourself; fails when the server has no LLM configured."
+)
 RECENT_LIMIT, MAX_RECENT = 20, 200
 RECENT = "The user's 20 newest memories, newest first, one per line with its date and kind."
 RECENT_TEMPLATE = "The user's newest memories (20, or ?limit= up to 200), newest first, one per line with its date."
@@ -166,6 +172,16 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
             "context": memory.format_context(query, hits) if hits else "",
         }
 
+    async def answer(
+        question: str, ctx: Context, session_id: str | None = None, limit: int = 5, remember: bool = True
+    ) -> dict[str, Any]:
+        scope = _with_session(scope_for(ctx), session_id)
+        found = await _guarded(memory.answer(question, **scope.ids(), limit=limit, remember=remember))
+        return {
+            "answer": found.answer,
+            "memories": [memory_view(h.record) | {"score": round(h.score, 4)} for h in found.memories],
+        }
+
     async def list_memories(
         ctx: Context, limit: int = 20, cursor: str | None = None, session_id: str | None = None
     ) -> dict[str, Any]:
@@ -189,6 +205,7 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
     for fn, description in (
         (add_memory, ADD),
         (search_memory, SEARCH),
+        (answer, ANSWER),
         (list_memories, LIST),
         (delete_memory, DELETE),
         (get_memory_history, HISTORY),

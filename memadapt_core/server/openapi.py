@@ -95,6 +95,26 @@ def openapi_document() -> dict[str, Any]:
                 },
             },
         },
+        "/v1/answer": {
+            "post": {
+                "summary": "answer: recall, ask the service's LLM, store the exchange in the session (remember)",
+                "requestBody": _body(
+                    {
+                        "question": {"type": "string"},
+                        "limit": {"type": "integer", "default": 5},
+                        "remember": {"type": "boolean", "default": True},
+                        "now": {"type": "string", "format": "date-time"},
+                    },
+                    ["question"],
+                ),
+                "responses": {
+                    "200": _json(_ref("Answer")),
+                    "501": _json(_ref("Error"), "the service has no LLM (MEMADAPT_LLM__MODEL, MEMADAPT_LLM__BASE_URL)"),
+                    "502": _json(_ref("Error"), "the LLM failed"),
+                    **_ERRORS,
+                },
+            }
+        },
         "/v1/search": {
             "post": {
                 "summary": "search: hybrid, time-aware search in the token's scope",
@@ -198,6 +218,16 @@ def openapi_document() -> dict[str, Any]:
                     },
                 },
                 "HistoryEvent": {"type": "object", "required": ["record_id", "event", "at"]},
+                "Answer": {
+                    "type": "object",
+                    "required": ["answer", "memories"],
+                    "properties": {
+                        "answer": {"type": "string"},
+                        "memories": {"type": "array", "items": _ref("SearchHit")},
+                        "recent": {"type": "array", "items": _ref("MemoryRecord")},
+                        "stored": {"type": "array", "items": {"type": "string"}},
+                    },
+                },
                 "Error": {
                     "type": "object",
                     "required": ["error", "message"],

@@ -7,15 +7,18 @@ the process is stopped (HTTP), and closes the engine.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memadapt_core.backends.edge_holder import set_holder
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.models import Scope
 
-from .auth import is_loopback, load_tokens
+from .auth import TOKENS_ENV, is_loopback, load_tokens
+from .start_line import service_url, start_lines
 
 __all__ = ["DEFAULT_SERVICE_TEXT_CHARS", "SERVICE_TEXT_ENV", "USER_ENV", "run_stdio", "serve", "service_text_limit"]
 
@@ -120,8 +123,14 @@ def serve(
         )
         raise ConfigurationError(msg)
     options = {**options, "max_text_chars": service_text_limit(max_text_chars)}  # the service's, not the engine's
+    set_holder(program="memadapt serve", url=service_url(host, port))  # named in another process's lock error
     memory = AsyncMemory(**options)  # opened here, so a locked folder or a bad setting fails with the CLI's codes
     try:
+        lines = start_lines(
+            memory.settings, memory._resources.collection.name, host=host, port=port, users=tokens.users,
+            source=str(tokens_file) if tokens_file is not None else TOKENS_ENV, agent_id=agent_id,
+        )  # fmt: skip
+        print("\n".join(lines), file=sys.stderr, flush=True)
         app = build_app(
             memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES,
             allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, library_dir=library_folder(library_dir),

@@ -3,8 +3,10 @@
 Real HTTP over a real socket (stdlib ``http.server`` in a thread, ephemeral port), so the code under test runs
 the same ``openai`` client it runs in production. ``/v1/chat/completions`` answers from a script (a queue of
 answers), else from a ``responder`` (a function of the request); ``/v1/embeddings`` answers with
-deterministic hashed bag-of-words vectors. Failures on command: HTTP errors (500, 429 with ``Retry-After``),
-hangs (the client times out), and bodies that are not JSON. Every request is recorded.
+deterministic hashed bag-of-words vectors. A request with ``"stream": true`` gets its answer as server-sent
+events, a word at a time. Failures on command: HTTP errors (500, 429 with ``Retry-After``), hangs (the client
+times out), and bodies that are not JSON. Every request is recorded. (Over 400 lines: the server and its
+request handler are one thing, read together.)
 
 ::
 
@@ -350,7 +352,7 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(index, 400, {"error": {"message": "the body is not a JSON object"}})
             elif self.path.endswith("/chat/completions"):
                 request = ChatRequest(body, headers.get(OPERATION_HEADER.lower()))
-                self._answer(index, server._next_chat_item(request))
+                self._answer(index, server._next_chat_item(request), stream=body.get("stream") is True)
             elif self.path.endswith("/embeddings"):
                 with server._lock:
                     outage = server._outage
@@ -361,7 +363,7 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send_json(index, 404, {"error": {"message": f"no route {self.path}"}})
 
-        def _answer(self, index: int, item: ScriptItem) -> None:
+        def _answer(self, index: int, item: ScriptItem, *, stream: bool = False) -> None:
             if isinstance(item, Hang):
                 with server._lock:
                     released = server._released
@@ -375,15 +377,37 @@ def _make_handler(server: ScriptedLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send(index, item.status, json.dumps(payload).encode(), extra)
             else:
                 reply = item if isinstance(item, Reply) else Reply(item)
-                self._send_json(index, 200, server._chat_body(reply, index))
+                body = server._chat_body(reply, index)
+                if stream:
+                    self._send_events(index, body)
+                else:
+                    self._send_json(index, 200, body)
+
+        def _send_events(self, index: int, body: dict[str, Any]) -> None:
+            """The answer as OpenAI's stream: a chunk per word (spaces kept), then ``[DONE]``."""
+            words = re.findall(r"\S+\s*|\s+", body["choices"][0]["message"]["content"])
+            frame = {
+                "id": body["id"],
+                "object": "chat.completion.chunk",
+                "created": body["created"],
+                "model": body["model"],
+            }
+            chunks: list[dict[str, Any]] = [
+                {"index": 0, "delta": {"role": "assistant", "content": w}, "finish_reason": None} for w in words
+            ]
+            chunks.append({"index": 0, "delta": {}, "finish_reason": "stop"})
+            events = [f"data: {json.dumps(frame | {'choices': [c]})}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+            self._send(index, 200, "".join(events).encode(), {}, content_type="text/event-stream")
 
         def _send_json(self, index: int, status: int, payload: dict[str, Any]) -> None:
             self._send(index, status, json.dumps(payload).encode(), {})
 
-        def _send(self, index: int, status: int, data: bytes, extra: dict[str, str]) -> None:
+        def _send(
+            self, index: int, status: int, data: bytes, extra: dict[str, str], content_type: str = "application/json"
+        ) -> None:
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for key, value in extra.items():
                     self.send_header(key, value)

@@ -24,7 +24,7 @@ def test_both_twins_have_the_same_public_names() -> None:
 
 
 # Iterators: an async generator on the async twin, a generator on the sync one.
-ITERATORS = {"iter_records"}
+ITERATORS = {"iter_records", "answer_stream"}
 
 
 def test_async_methods_are_coroutines_and_sync_ones_are_not() -> None:
@@ -95,7 +95,7 @@ def test_public_surface_is_pinned() -> None:
         "StoreCorruptedError", "StoreError", "StoreForkedError", "StoreFullError", "StoreLockedError",
         "StoreUnavailableError", "ValidationError", "hookimpl",
         "JSON", "fit_query", "parse_json_object", "check_count", "engine_views", "ProfileStatement",
-        "TierSettings", "UserProfile", "LibraryImport",
+        "TierSettings", "UserProfile", "LibraryImport", "Answer",
     }  # fmt: skip
     for name in memadapt_core.__all__:
         assert hasattr(memadapt_core, name), name

@@ -22,6 +22,7 @@ START_DEADLINE_S = 30.0
 TOOLS = {
     "add_memory",
     "search_memory",
+    "answer",
     "list_memories",
     "delete_memory",
     "get_memory_history",

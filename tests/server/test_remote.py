@@ -120,7 +120,7 @@ def test_four_client_processes_writing_at_once_lose_nothing(server: Server) -> N
     assert sorted(r.text for r in page.records) == sorted(f"worker {w} note {n}" for w in range(4) for n in range(25))
 
 
-ROUTED = ["add", "search", "list", "get", "update", "delete", "delete_all", "history", "export"]
+ROUTED = ["add", "search", "answer", "list", "get", "update", "delete", "delete_all", "history", "export"]
 ROUTED += ["search_many", "iter_records", "get_many", "vectors", "count", "delete_many", "profile"]  # for adapters
 ROUTED += ["record_id", "format_context", "format_experience", "track", "flush", "close", "as_sync", "as_async"]
 
