@@ -41,7 +41,8 @@ class MultilingualEmbedder(Embedder):
     name = "minilm-l6-int8+use-m3"
     dim = MiniLMEmbedder.dim + USEEmbedder.dim
     default_pooling = "scope_idf"
-    # Chosen on the dev halves of the English and Chinese paraphrase sets and MemoryBank's dev people (docs/languages.md).
+    # Chosen on the dev halves of the English and Chinese paraphrase sets and MemoryBank's dev people
+    # (docs/languages.md).
     # Latin questions: 0.28, a little under MiniLM's 0.3 (USE's share of the score runs lower): the English set's
     # hit@3 0.875 -> 0.906 with unrelated questions emptied 0.75 -> 0.63 (MiniLM alone: 0.906 / 0.63). Other scripts:
     # USE's cosines alone; a Chinese question shares characters with many lines, its meaning with few, hence the
