@@ -3,7 +3,7 @@
 A turn such as "Yes, every weekend since I was twelve!" means little alone: what it answers is in the turn before,
 and what it leads to in the turn after. Its sparse vector already holds its neighbours' words (``sparse.py``,
 ``context_prev`` / ``context_next``); its dense vector gets a share of their meaning here. Measured on LoCoMo
-(docs/benchmarks.md), with the prototype's round weights (0.3 the turn before, 0.2 the turn after).
+(benchmarks/results/history.md), with the prototype's round weights (0.3 the turn before, 0.2 the turn after).
 
 Vectors are mixed as turns arrive, so that a session added turn by turn and the same session added in one call
 store the same vectors. A new turn's vector is its own unit vector plus ``before`` x the stored vector of the turn

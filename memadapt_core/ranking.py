@@ -1,6 +1,7 @@
 """Fusion of dense and sparse candidates, the recipe's boosts, and the relevance floor. No I/O.
 
-Measured on LoCoMo (docs/benchmarks.md): linear fusion of min-max-normalised scores beats RRF; a speaker boost, a
+Measured on LoCoMo (benchmarks/results/history.md):
+linear fusion of min-max-normalised scores beats RRF; a speaker boost, a
 session prior, a date boost and a boost of time-bearing memories for "when" questions each add recall. The floor
 reads the raw signals, because fused scores carry no relevance: an unrelated query returns nothing.
 """

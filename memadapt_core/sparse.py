@@ -80,7 +80,7 @@ class SparseEncoder:
         times as much as its own. The two are weighed apart and summed: in one text, a long neighbour (a pasted
         document, a long answer) would lengthen the turn and so shrink its own words' weight (BM25's length norm).
         Measured: LongMemEval session recall_all@10 0.52 -> 0.72 and turn recall@10 0.64 -> 0.74; LoCoMo r@10
-        0.763 -> 0.760 (docs/benchmarks.md).
+        0.763 -> 0.760 (benchmarks/results/history.md).
 
         Each text's words are counted once and kept (``counts``): a turn is its neighbours' neighbour, so a
         session's add would otherwise tokenize each text up to seven times. The weights are BM25's, as

@@ -3,7 +3,8 @@
 With ``embedder.pooling="scope_idf"`` a text's vector is the mean of its token vectors weighted by each token's
 inverse document frequency in the scope it belongs to (a memory's) or is searched in (a query's): the scope's
 everyday words and names, found in most of its memories, count little; what sets a memory apart counts most.
-Measured through the engine (docs/benchmarks.md): LoCoMo dense-only r@10 0.55 -> 0.67 (either embedder); with BM25
+Measured through the engine (benchmarks/results/history.md):
+LoCoMo dense-only r@10 0.55 -> 0.67 (either embedder); with BM25
 and the boosts, MiniLM r@10 0.780 -> 0.784 and LongMemEval recall_all@10 0.76 -> 0.80. The counts must be the
 scope's own: counted over other conversations they made recall worse than no weighting.
 

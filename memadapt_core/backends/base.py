@@ -192,7 +192,8 @@ def blended_sparse(store_wide: list[Candidate], scoped: list[Candidate], scope_i
     in the searched scope: each candidate's ``(1 - scope_idf) x`` its store-wide score plus ``scope_idf x`` its
     scoped one (0 where a list does not hold it), best first. Still BM25's units: both scores are BM25's.
 
-    Neither count alone is best (docs/benchmarks.md): the scope's own statistics fit a long conversation between
+    Neither count alone is best (benchmarks/results/history.md):
+    the scope's own statistics fit a long conversation between
     the same people (LoCoMo), the store's are steadier for a scope of many unrelated chats (LongMemEval); their
     mean gained on both."""
     mixed = {key: (1.0 - scope_idf) * score for key, score in store_wide}
@@ -204,7 +205,7 @@ def blended_sparse(store_wide: list[Candidate], scoped: list[Candidate], scope_i
 def with_rescored(results: list[list[Candidate]], scope_idf: float = 0.0) -> tuple[list[Candidate], list[Candidate]]:
     """``[dense, sparse, sparse rescored by the dense vector]`` as ``(dense, sparse)``: the dense list holds the
     sparse candidates' cosines too, best first. A memory found only by its words would otherwise count as
-    meaning nothing at all in the fusion (measured on LoCoMo: docs/benchmarks.md). With two BM25 lists
+    meaning nothing at all in the fusion (measured on LoCoMo: benchmarks/results/history.md). With two BM25 lists
     (``idf_corpora``: ``[dense, store-wide, scoped, rescored]``) the sparse list is their blend."""
     dense = results[0]
     if len(results) < 3:

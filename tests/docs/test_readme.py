@@ -8,9 +8,9 @@ A block can be left out only by a comment on the line above its fence, with the 
 
     <!-- skip-test: needs a running OpenAI-compatible LLM endpoint -->
 
-The README uses it for the consolidation example (it needs a live LLM) and for the agentscope-runtime wiring (that
-needs agentscope-runtime with AgentScope 1.x, which cannot live in .venv beside AgentScope 2.x; the runtime's
-adapter is tested in tests/agentscope_runtime/ in .venv-runtime). Every other block runs.
+The README uses it for the consolidation example (it needs a live LLM); docs/adapters.md for the agentscope-runtime
+wiring with AgentScope 1.x (which cannot live in .venv beside AgentScope 2.x; the runtime's adapter is tested in
+tests/agentscope_runtime/ in .venv-runtime). Every other block runs.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ._pages import README, ROOT
 SKIP = re.compile(r"<!--\s*skip-test:\s*(?P<reason>.+?)\s*-->")
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
 COMMIT = re.compile(r"\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
-MAX_BYTES = 16_000  # "at most ~15 KB": the details live in docs/
+MAX_BYTES = 15_000  # the front door: the details live in docs/
 
 
 @dataclass(frozen=True)
