@@ -36,11 +36,7 @@ class AsyncAnswering:
         """Answer ``question`` from memory: recall, ask the configured LLM, store the exchange in the session
         (``remember``) so consolidation learns from it. ``ConfigurationError`` without an LLM."""
         me = cast("AsyncMemory", self)
-        plan = chat.plan_answer(
-            me.settings, question, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit,
-            remember=remember, now=now,
-        )  # fmt: skip
-        llm = self._text_llm()
+        plan, llm = _planned(me, question, user_id, agent_id, session_id, limit, remember, now)
         hits, recent, profile = await self._recall(plan)
         text = await llm.complete_text(chat.OPERATION, plan.messages(_context(me, plan, hits, recent, profile)))
         return plan.result(text, hits, recent, await self._remember(plan, text))
@@ -51,11 +47,7 @@ class AsyncAnswering:
     ) -> AsyncIterator[str | Answer]:  # fmt: skip
         """``answer`` a chunk at a time: the answer's text as it comes (``str``), then the ``Answer``."""
         me = cast("AsyncMemory", self)
-        plan = chat.plan_answer(
-            me.settings, question, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit,
-            remember=remember, now=now,
-        )  # fmt: skip
-        llm = self._text_llm()
+        plan, llm = _planned(me, question, user_id, agent_id, session_id, limit, remember, now)
         hits, recent, profile = await self._recall(plan)
         parts: list[str] = []
         async for chunk in llm.stream_text(chat.OPERATION, plan.messages(_context(me, plan, hits, recent, profile))):
@@ -63,12 +55,6 @@ class AsyncAnswering:
             yield chunk
         text = "".join(parts)
         yield plan.result(text, hits, recent, await self._remember(plan, text))
-
-    def _text_llm(self) -> Any:
-        me = cast("AsyncMemory", self)
-        me._live()  # a closed memory says so (StoreUnavailableError), not that its LLM cannot answer
-        me._consolidator()  # the consolidation client (built with the worker, closed by close())
-        return chat.text_client(me._llm, me.settings.llm.provider)
 
     async def _recall(self, plan: chat.AnswerPlan) -> Recalled:
         me = cast("AsyncMemory", self)
@@ -94,11 +80,7 @@ class Answering:
         """Answer ``question`` from memory: recall, ask the configured LLM, store the exchange in the session
         (``remember``) so consolidation learns from it. ``ConfigurationError`` without an LLM."""
         me = cast("Memory", self)
-        plan = chat.plan_answer(
-            me.settings, question, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit,
-            remember=remember, now=now,
-        )  # fmt: skip
-        llm = self._text_llm()
+        plan, llm = _planned(me, question, user_id, agent_id, session_id, limit, remember, now)
         hits, recent, profile = self._recall(plan)
         text = llm.complete_text(chat.OPERATION, plan.messages(_context(me, plan, hits, recent, profile)))
         return plan.result(text, hits, recent, self._remember(plan, text))
@@ -109,11 +91,7 @@ class Answering:
     ) -> Iterator[str | Answer]:  # fmt: skip
         """``answer`` a chunk at a time: the answer's text as it comes (``str``), then the ``Answer``."""
         me = cast("Memory", self)
-        plan = chat.plan_answer(
-            me.settings, question, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit,
-            remember=remember, now=now,
-        )  # fmt: skip
-        llm = self._text_llm()
+        plan, llm = _planned(me, question, user_id, agent_id, session_id, limit, remember, now)
         hits, recent, profile = self._recall(plan)
         parts: list[str] = []
         for chunk in llm.stream_text(chat.OPERATION, plan.messages(_context(me, plan, hits, recent, profile))):
@@ -121,12 +99,6 @@ class Answering:
             yield chunk
         text = "".join(parts)
         yield plan.result(text, hits, recent, self._remember(plan, text))
-
-    def _text_llm(self) -> Any:
-        me = cast("Memory", self)
-        me._live()  # a closed memory says so (StoreUnavailableError), not that its LLM cannot answer
-        me._consolidator()  # the consolidation client (built with the worker, closed by close())
-        return chat.text_client(me._llm, me.settings.llm.provider)
 
     def _recall(self, plan: chat.AnswerPlan) -> Recalled:
         me = cast("Memory", self)
@@ -139,6 +111,20 @@ class Answering:
         if not plan.remember:
             return []
         return cast("Memory", self).add(plan.exchange(text), **plan.scope, observed_at=plan.now)
+
+
+def _planned(
+    me: AsyncMemory | Memory, question: str, user_id: str | None, agent_id: str | None, session_id: str | None,
+    limit: int, remember: bool, now: datetime | None,
+) -> tuple[chat.AnswerPlan, Any]:  # fmt: skip
+    """The answer's plan (its arguments checked) and the LLM client to ask, the same for both twins."""
+    plan = chat.plan_answer(
+        me.settings, question, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit,
+        remember=remember, now=now,
+    )  # fmt: skip
+    me._live()  # a closed memory says so (StoreUnavailableError), not that its LLM cannot answer
+    me._consolidator()  # the consolidation client (built with the worker, closed by close())
+    return plan, chat.text_client(me._llm, me.settings.llm.provider)
 
 
 def _owner(plan: chat.AnswerPlan) -> dict[str, Any]:

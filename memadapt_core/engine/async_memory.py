@@ -10,22 +10,22 @@ import asyncio
 import builtins
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
 
-from memadapt_core.models import HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, SearchHit
+from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, paging, reads, reme_transfer, tiers, tool_memory, transactions, transfer, updates, writes
+from . import backend_steps, paging, reads, tiers, tool_memory, transactions, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .answering import AsyncAnswering
 from .base import MemoryBase
 from .llm_notice import warn_without_llm
 from .tool_memory import ToolGuide
+from .transfers import AsyncTransfers
 
 if TYPE_CHECKING:
     from memadapt_core.consolidation.worker import ConsolidationWorker
@@ -38,7 +38,7 @@ T = TypeVar("T")
 _HEAVY = 64  # points in one write above which the embedded store is written from a thread
 
 
-class AsyncMemory(AsyncAnswering, MemoryBase):
+class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
     """Long-term memory for agents, async. ``AsyncMemory()`` opens the embedded store; see ``MemorySettings``."""
 
     _asynchronous = True
@@ -360,36 +360,6 @@ class AsyncMemory(AsyncAnswering, MemoryBase):
         no such record exists, in the scope if given); ``history_limit`` and ``history_max_chars`` cap them."""
         walk = updates.HistoryWalk(id, parse_scope(user_id, agent_id, session_id, required=False))
         return await self._run(backend_steps.history, self._live(), walk)
-
-    async def export(
-        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, kinds: Sequence[Kind] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> int:  # fmt: skip
-        """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
-        r = self._live()
-        flt = transfer.export_filter(user_id, agent_id, session_id, kinds)
-        return await asyncio.to_thread(transfer.export_records, r, path, flt, progress)
-
-    async def import_(
-        self, path: str | Path, *, progress: Callable[[int], None] | None = None, resume: bool = False
-    ) -> int:
-        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records it wrote.
-        ``resume``: skip the records already stored (same id, same scope), to finish an import that stopped."""
-        return await asyncio.to_thread(transfer.import_records, self._live(), path, progress, resume=resume)
-
-    async def import_reme(
-        self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None
-    ) -> LibraryImport:
-        """Load an experience library in ReMe's format (a ``.jsonl`` file or a folder of them) as the agent's
-        lessons, re-embedding; idempotent by ``memory_id`` (docs/task-memory.md)."""
-        return await asyncio.to_thread(reme_transfer.import_library, self._live(), path, agent_id, progress)
-
-    async def export_reme(
-        self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None
-    ) -> int:
-        """Write the agent's current lessons in ReMe's line format (ReMe's ``load`` reads it); returns how many."""
-        return await asyncio.to_thread(reme_transfer.export_library, self._live(), path, agent_id, progress)
 
     async def flush(self) -> None:
         """Wait for tracked background writes and background consolidation (resuming what was left pending) and

@@ -6,24 +6,24 @@ Safe to share between threads: the embedded store serialises writes and serves r
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Generator, Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
-from memadapt_core.models import HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, SearchHit
+from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, paging, reads, reme_transfer, tiers, tool_memory, transactions, transfer, updates, writes
+from . import backend_steps, paging, reads, tiers, tool_memory, transactions, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .answering import Answering
 from .base import MemoryBase
 from .llm_notice import warn_without_llm
 from .tool_memory import ToolGuide
+from .transfers import Transfers
 
 if TYPE_CHECKING:
     from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Memory"]
 
 
-class Memory(Answering, MemoryBase):
+class Memory(Answering, Transfers, MemoryBase):
     """Long-term memory for agents, sync. ``Memory()`` opens the embedded store; see ``MemorySettings``."""
 
     _asynchronous = False
@@ -339,33 +339,6 @@ class Memory(Answering, MemoryBase):
         no such record exists, in the scope if given); ``history_limit`` and ``history_max_chars`` cap them."""
         walk = updates.HistoryWalk(id, parse_scope(user_id, agent_id, session_id, required=False))
         return backend_steps.history(self._live(), walk)
-
-    def export(
-        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, kinds: Sequence[Kind] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> int:  # fmt: skip
-        """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
-        r = self._live()
-        return transfer.export_records(r, path, transfer.export_filter(user_id, agent_id, session_id, kinds), progress)
-
-    def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None, resume: bool = False) -> int:
-        """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records it wrote.
-        ``resume``: skip the records already stored (same id, same scope), to finish an import that stopped."""
-        return transfer.import_records(self._live(), path, progress, resume=resume)
-
-    def import_reme(
-        self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None
-    ) -> LibraryImport:
-        """Load an experience library in ReMe's format (a ``.jsonl`` file or a folder of them) as the agent's
-        lessons, re-embedding; idempotent by ``memory_id`` (docs/task-memory.md)."""
-        return reme_transfer.import_library(self._live(), path, agent_id, progress)
-
-    def export_reme(
-        self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None
-    ) -> int:
-        """Write the agent's current lessons in ReMe's line format (ReMe's ``load`` reads it); returns how many."""
-        return reme_transfer.export_library(self._live(), path, agent_id, progress)
 
     def flush(self) -> None:
         """Wait for tracked background writes and background consolidation (resuming what was left pending) and
