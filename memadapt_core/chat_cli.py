@@ -8,6 +8,7 @@ start with ``/`` are commands (``COMMANDS``). Runs over a local store, or a runn
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections import deque
@@ -170,3 +171,28 @@ def open_memory(options: dict[str, Any], server: str | None, token: str | None) 
         memory.close()
         raise
     return memory
+
+
+def add_command(sub: Any, after: list[argparse.ArgumentParser]) -> None:
+    """The ``chat`` subcommand's arguments (memadapt_core.cli)."""
+    chat = sub.add_parser("chat", parents=after, help="talk to your memory: an interactive chat that remembers")
+    chat.add_argument("--user", dest="user_id", help="user id (with --server: the token's user)")
+    chat.add_argument("--agent", dest="agent_id", help="agent id")
+    chat.add_argument("--session", dest="session_id", help="this chat's session id (default: chat-<date-time>)")
+    chat.add_argument("--limit", type=int, default=5, help="memories recalled per question (default 5)")
+    chat.add_argument("--server", help="a running memadapt serve (http://127.0.0.1:8765) instead of a local store")
+    chat.add_argument("--token", help="its bearer token (default: MEMADAPT_TOKEN)")
+
+
+def run_command(ns: argparse.Namespace, options: dict[str, Any]) -> int:
+    """``memadapt chat`` (memadapt_core.chat_cli): needs an LLM, the store's or the service's."""
+    if ns.server is None and not (ns.user_id or ns.agent_id):
+        field = "--user"
+        raise ValidationError(field, "say whose memory to talk to: --user ID (or --agent ID)")
+    memory = open_memory(options, ns.server, ns.token)
+    with memory:
+        session = ChatSession(
+            memory, user_id=ns.user_id, agent_id=ns.agent_id, session_id=ns.session_id or new_session_id(),
+            limit=ns.limit,
+        )  # fmt: skip
+        return session.run()

@@ -3,6 +3,9 @@
 Human output by default, ``--json`` for scripts; global options go before or after the command. Exit codes
 (``EXIT_CODES``, shown by ``--help``): 0 done; 1 nothing found (search, delete); 2 bad input or usage; 3 store
 unavailable or locked; 4 configuration error (a setting, or a missing extra); 5 any other error; 130 interrupted.
+
+A few lines past 400: the argument tables of every subcommand are here, so that ``--help`` is read in one place;
+what a command does beyond its arguments lives in its own module (``chat_cli``, ``doctor``, ``server``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 
 import pydantic
 
+from . import chat_cli
 from .backends.edge_holder import forget_holder, set_holder
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
@@ -141,44 +145,16 @@ def _parser() -> argparse.ArgumentParser:
         "--salvage", metavar="NEW_PATH",
         help="import every readable record into a new store there (from a replay of its write-ahead log if whole)",
     )  # fmt: skip
-    chat = sub.add_parser("chat", parents=after, help="talk to your memory: an interactive chat that remembers")
-    chat.add_argument("--user", dest="user_id", help="user id (with --server: the token's user)")
-    chat.add_argument("--agent", dest="agent_id", help="agent id")
-    chat.add_argument("--session", dest="session_id", help="this chat's session id (default: chat-<date-time>)")
-    chat.add_argument("--limit", type=int, default=5, help="memories recalled per question (default 5)")
-    chat.add_argument("--server", help="a running memadapt serve (http://127.0.0.1:8765) instead of a local store")
-    chat.add_argument("--token", help="its bearer token (default: MEMADAPT_TOKEN)")
+    chat_cli.add_command(sub, after)
     _server_commands(sub, after)
     return parser
 
 
-def _chat(ns: argparse.Namespace, options: dict[str, Any]) -> int:
-    """``memadapt chat`` (memadapt_core.chat_cli): needs an LLM, the store's or the service's."""
-    from .chat_cli import ChatSession, new_session_id, open_memory
-
-    if ns.server is None and not (ns.user_id or ns.agent_id):
-        field = "--user"
-        raise ValidationError(field, "say whose memory to talk to: --user ID (or --agent ID)")
-    memory = open_memory(options, ns.server, ns.token)
-    with memory:
-        session = ChatSession(
-            memory, user_id=ns.user_id, agent_id=ns.agent_id, session_id=ns.session_id or new_session_id(),
-            limit=ns.limit,
-        )  # fmt: skip
-        return session.run()
-
-
 def _doctor(ns: argparse.Namespace, options: dict[str, Any]) -> int:
     """``memadapt doctor``: exit 0 when every record reads back, 3 when the store is damaged (memadapt_core.doctor)."""
-    import tempfile
-
     from . import doctor
 
-    if ns.salvage:
-        report = doctor.salvage(options, ns.salvage)
-    else:
-        with tempfile.TemporaryDirectory(prefix="memadapt-doctor-") as tmp:
-            report = doctor.check(options, f"{tmp}/readable.jsonl")
+    report = doctor.salvage(options, ns.salvage) if ns.salvage else doctor.check_in_scratch(options)
     _emit(ns, report, [f"{k}: {v}" for k, v in report.items()])
     return EXIT_OK if report["verdict"].startswith("ok") else EXIT_STORE
 
@@ -385,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "doctor":
             return _doctor(ns, options)
         if ns.command == "chat":
-            return _chat(ns, options)
+            return chat_cli.run_command(ns, options)
         with Memory(**options) as mem:
             return _run(ns, mem)
     except ValidationError as exc:

@@ -159,3 +159,9 @@ def salvage(options: dict[str, Any], target: str | Path) -> dict[str, Any]:
         held = log.get("readable")
     report["lost"] = max(0, held - report["salvaged"]) if isinstance(held, int) else None
     return report
+
+
+def check_in_scratch(options: dict[str, Any]) -> dict[str, Any]:
+    """``check`` with its readable records written into a scratch folder that is removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="memadapt-doctor-") as tmp:
+        return check(options, f"{tmp}/readable.jsonl")

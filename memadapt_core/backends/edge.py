@@ -11,6 +11,11 @@ deletes (``_upkeep.py``).
 Around it: ``edge_shard.py`` opens the folder (configuration, one-process lock), ``edge_schema.py`` builds a new
 store and moves older ones forward, ``edge_indexes.py`` checks its payload indexes at open, ``edge_filters.py``
 translates filters, ``_payload_cache.py`` keeps decoded payloads for search.
+
+Why this module passes 400 lines: it is the one class that holds the open shard, and every method is a short step
+over it (each store call through ``_call``, each write through ``_write``); what can stand alone already does, in
+the eleven modules above. Splitting the class itself (opening, writes, reads) into mixins would have each read the
+others' private state; it waits for the ``backends/edge/`` package of the regroup (issue 36).
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 One daemon thread takes scopes from a bounded ``queue.Queue`` and runs the same steps with the sync LLM client
 and a ``SyncConsolidationStore``. ``close(drain=False)`` stops at the next step boundary: an LLM call under
 way finishes (or times out), its answer is not applied, and a store write under way completes.
+
+Why this module passes 400 lines: it mirrors ``worker.py`` step for step, without ``await``. The cure is not to split
+the copy but to stop writing it: generating it from the async worker (httpcore's unasync), planned in issue 36.
 """
 
 from __future__ import annotations
