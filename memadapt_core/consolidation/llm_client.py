@@ -6,8 +6,9 @@ Both run the same loop over ``LLMClientBase``'s no-I/O decisions; only waiting a
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import openai
@@ -36,14 +37,8 @@ class AsyncLLMClient(LLMClientBase):
         """The validated answer; ``MalformedAnswerError`` if answers never fit, ``LLMError`` if none came."""
         attempts = Attempts()
         while True:
-            self._usage.add(operation, requests=1)
-            started = time.perf_counter()
-            try:
-                response = await self._client.chat.completions.create(**self._request(operation, messages))
-            except _TRANSIENT as exc:
-                self._usage.add(operation, latency_s=time.perf_counter() - started)
-                await asyncio.sleep(self._after_failure(operation, exc, attempts))
-                continue
+            request = functools.partial(self._request, operation, messages)
+            response, started = await self._created(operation, request, attempts)
             try:
                 return self._answer(operation, response, time.perf_counter() - started, parse)
             except MalformedAnswerError as error:
@@ -51,32 +46,14 @@ class AsyncLLMClient(LLMClientBase):
 
     async def complete_text(self, operation: str, messages: list[dict[str, str]]) -> str:
         """The answer's text (``Memory.answer``); ``LLMError`` if none came after the retries."""
-        attempts = Attempts()
-        while True:
-            self._usage.add(operation, requests=1)
-            started = time.perf_counter()
-            try:
-                response = await self._client.chat.completions.create(**self._text_request(operation, messages))
-            except _TRANSIENT as exc:
-                self._usage.add(operation, latency_s=time.perf_counter() - started)
-                await asyncio.sleep(self._after_failure(operation, exc, attempts, json=False))
-                continue
-            return self._text(operation, response, time.perf_counter() - started)
+        request = functools.partial(self._text_request, operation, messages)
+        response, started = await self._created(operation, request, Attempts(), json=False)
+        return self._text(operation, response, time.perf_counter() - started)
 
     async def stream_text(self, operation: str, messages: list[dict[str, str]]) -> AsyncIterator[str]:
         """The answer's text a chunk at a time; retried until the first chunk, ``LLMError`` if cut after it."""
-        attempts = Attempts()
-        while True:
-            self._usage.add(operation, requests=1)
-            started = time.perf_counter()
-            try:
-                stream: Any = await self._client.chat.completions.create(
-                    **self._text_request(operation, messages, stream=True)
-                )
-                break
-            except _TRANSIENT as exc:
-                self._usage.add(operation, latency_s=time.perf_counter() - started)
-                await asyncio.sleep(self._after_failure(operation, exc, attempts, json=False))
+        request = functools.partial(self._text_request, operation, messages, stream=True)
+        stream, started = await self._created(operation, request, Attempts(), json=False)
         try:
             async for chunk in stream:
                 if text := self._delta(chunk):
@@ -87,6 +64,21 @@ class AsyncLLMClient(LLMClientBase):
         finally:
             await stream.close()
         self._usage.add(operation, answers=1, latency_s=time.perf_counter() - started)
+
+    async def _created(
+        self, operation: str, request: Callable[[], dict[str, Any]], attempts: Attempts, *, json: bool = True
+    ) -> tuple[Any, float]:
+        """The response to the request ``request()`` builds, built and sent again after each transient failure
+        while ``attempts`` allow (then ``LLMError``; a failure may turn JSON mode off), and when the request that
+        answered was sent."""
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                return await self._client.chat.completions.create(**request()), started
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                await asyncio.sleep(self._after_failure(operation, exc, attempts, json=json))
 
     async def close(self) -> None:
         await self._client.close()
@@ -111,14 +103,8 @@ class LLMClient(LLMClientBase):
         """The validated answer; ``MalformedAnswerError`` if answers never fit, ``LLMError`` if none came."""
         attempts = Attempts()
         while True:
-            self._usage.add(operation, requests=1)
-            started = time.perf_counter()
-            try:
-                response = self._client.chat.completions.create(**self._request(operation, messages))
-            except _TRANSIENT as exc:
-                self._usage.add(operation, latency_s=time.perf_counter() - started)
-                time.sleep(self._after_failure(operation, exc, attempts))
-                continue
+            request = functools.partial(self._request, operation, messages)
+            response, started = self._created(operation, request, attempts)
             try:
                 return self._answer(operation, response, time.perf_counter() - started, parse)
             except MalformedAnswerError as error:
@@ -126,32 +112,14 @@ class LLMClient(LLMClientBase):
 
     def complete_text(self, operation: str, messages: list[dict[str, str]]) -> str:
         """The answer's text (``Memory.answer``); ``LLMError`` if none came after the retries."""
-        attempts = Attempts()
-        while True:
-            self._usage.add(operation, requests=1)
-            started = time.perf_counter()
-            try:
-                response = self._client.chat.completions.create(**self._text_request(operation, messages))
-            except _TRANSIENT as exc:
-                self._usage.add(operation, latency_s=time.perf_counter() - started)
-                time.sleep(self._after_failure(operation, exc, attempts, json=False))
-                continue
-            return self._text(operation, response, time.perf_counter() - started)
+        request = functools.partial(self._text_request, operation, messages)
+        response, started = self._created(operation, request, Attempts(), json=False)
+        return self._text(operation, response, time.perf_counter() - started)
 
     def stream_text(self, operation: str, messages: list[dict[str, str]]) -> Iterator[str]:
         """The answer's text a chunk at a time; retried until the first chunk, ``LLMError`` if cut after it."""
-        attempts = Attempts()
-        while True:
-            self._usage.add(operation, requests=1)
-            started = time.perf_counter()
-            try:
-                stream: Any = self._client.chat.completions.create(
-                    **self._text_request(operation, messages, stream=True)
-                )
-                break
-            except _TRANSIENT as exc:
-                self._usage.add(operation, latency_s=time.perf_counter() - started)
-                time.sleep(self._after_failure(operation, exc, attempts, json=False))
+        request = functools.partial(self._text_request, operation, messages, stream=True)
+        stream, started = self._created(operation, request, Attempts(), json=False)
         try:
             for chunk in stream:
                 if text := self._delta(chunk):
@@ -162,6 +130,21 @@ class LLMClient(LLMClientBase):
         finally:
             stream.close()
         self._usage.add(operation, answers=1, latency_s=time.perf_counter() - started)
+
+    def _created(
+        self, operation: str, request: Callable[[], dict[str, Any]], attempts: Attempts, *, json: bool = True
+    ) -> tuple[Any, float]:
+        """The response to the request ``request()`` builds, built and sent again after each transient failure
+        while ``attempts`` allow (then ``LLMError``; a failure may turn JSON mode off), and when the request that
+        answered was sent."""
+        while True:
+            self._usage.add(operation, requests=1)
+            started = time.perf_counter()
+            try:
+                return self._client.chat.completions.create(**request()), started
+            except _TRANSIENT as exc:
+                self._usage.add(operation, latency_s=time.perf_counter() - started)
+                time.sleep(self._after_failure(operation, exc, attempts, json=json))
 
     def close(self) -> None:
         self._client.close()
