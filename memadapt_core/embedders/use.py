@@ -76,12 +76,15 @@ def _load() -> Any:
 class USEEmbedder(Embedder):
     name = "use-m3"
     dim = 512
-    # USE's cosines separate related from unrelated text more than MiniLM's: a question and its answer 0.4-0.7, an
-    # unrelated question ~0.0-0.25, in English and Chinese alike (docs/languages.md: chosen on the paraphrase sets'
-    # dev halves).
+    # The floor the multilingual embedder uses for USE's cosines (a Chinese paraphrase's answer at ~0.3-0.5); the
+    # weights of `use` alone were not measured: the non-Latin dense weight is the multilingual one, the Latin one
+    # between MiniLM's 0.2 and it.
     floor_dense = 0.3
     floor_dense_with_sparse = 0.25
     dense_weight = 0.5
+
+    def calibration(self, pooling: str) -> dict[str, float]:
+        return {**super().calibration(pooling), "dense_weight_nonlatin": 2.0}
 
     def __init__(self) -> None:
         self._model = _load()

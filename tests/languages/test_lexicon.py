@@ -68,14 +68,12 @@ def test_latin_words_in_a_chinese_sentence_keep_their_english_ids() -> None:
         "안녕하세요 저는 학생입니다",
         "Привет, мир",
         "🎸🎸🎸",
-        "",
     ],
 )
 def test_any_script_is_stored_and_searchable_without_error(text: str) -> None:
     with Memory(location=":memory:", embedder=HashEmbedder()) as mem:
-        if text.strip("\u200b"):
-            mem.add(text, user_id="u", kind="fact")
-            assert [h.record.text for h in mem.search(text, user_id="u", threshold=0.0)] == [text]
+        mem.add(text, user_id="u", kind="fact")
+        assert [h.record.text for h in mem.search(text, user_id="u", threshold=0.0)] == [text]
 
 
 def test_a_new_store_records_that_it_cuts_words_by_script(tmp_path: Path) -> None:
