@@ -37,8 +37,9 @@ Route = Literal["latin", "other"]
 
 
 def has_unspaced(text: str) -> bool:
-    """Whether ``text`` holds a character of a script written without spaces (Chinese, Japanese)."""
-    return _UNSPACED_RUN.search(text) is not None
+    """Whether ``text`` holds a character of a script written without spaces (Chinese, Japanese). Cheap for ASCII
+    text (most English queries): ``isascii`` answers before the regex runs."""
+    return not text.isascii() and _UNSPACED_RUN.search(text) is not None
 
 
 def needs_care(text: str) -> bool:

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import NamedTuple
 
 from . import temporal_zh
+from .scripts import has_unspaced
 
 __all__ = ["TimeRange", "as_aware", "find_time_range", "is_time_only", "is_when_question", "mentions_time"]
 
@@ -117,20 +118,20 @@ def mentions_time(text: str) -> bool:
     lowered = text.lower()
     if _TIME_WORDS.search(lowered) is not None:
         return True
-    return temporal_zh.has_cjk(text) and temporal_zh.mentions_time(text)
+    return has_unspaced(text) and temporal_zh.mentions_time(text)
 
 
 def is_when_question(text: str) -> bool:
     if _WHEN.search(text) is not None:
         return True
-    return temporal_zh.has_cjk(text) and temporal_zh.is_when_question(text)
+    return has_unspaced(text) and temporal_zh.is_when_question(text)
 
 
 def find_time_range(text: str, now: datetime) -> TimeRange | None:
     """The first time expression in ``text`` (most specific patterns first) as a range, or None. In a text with
     CJK characters, Chinese expressions are looked for first."""
     lowered = text.lower()
-    if temporal_zh.has_cjk(lowered):
+    if has_unspaced(lowered):
         now = as_aware(now)
         span = temporal_zh.find_span(lowered, now.date())
         if span is not None:
@@ -281,12 +282,12 @@ def is_time_only(text: str) -> bool:
     """Whether ``text`` asks only about a period: it names a time and, that left out, nothing but words like
     "what did I tell you"."""
     lowered = text.lower()
-    if temporal_zh.has_cjk(lowered):
+    if has_unspaced(lowered):
         named, rest = temporal_zh.without_time_only_words(lowered)
         if not named and _ANY.search(rest) is None:
             return False
         rest = _ANY.sub(" ", rest)
-        return not temporal_zh.has_cjk(rest) and all(w in _ABOUT_NOTHING for w in _QUERY_WORD.findall(rest))
+        return not has_unspaced(rest) and all(w in _ABOUT_NOTHING for w in _QUERY_WORD.findall(rest))
     if _ANY.search(lowered) is None:
         return False
     rest = _ANY.sub(" ", lowered)

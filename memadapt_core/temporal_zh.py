@@ -19,14 +19,12 @@ from typing import NamedTuple
 __all__ = [
     "DaySpan",
     "find_span",
-    "has_cjk",
     "is_when_question",
     "mentions_time",
     "normalise",
     "without_time_only_words",
 ]
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Full-width digits, hyphen, slash and colon (U+FF10..FF19, FF0D, FF0F, FF1A) read as ASCII.
 _FULL_WIDTH = {0xFF10 + i: 0x30 + i for i in range(10)} | {0xFF0D: 0x2D, 0xFF0F: 0x2F, 0xFF1A: 0x3A}
 _DIGITS = dict(zip("零\u3007一二三四五六七八九", [0, *range(10)], strict=True)) | {"两": 2}
@@ -112,11 +110,6 @@ class DaySpan(NamedTuple):
     start: date
     end: date  # exclusive
     relative: bool
-
-
-def has_cjk(text: str) -> bool:
-    """Cheap for ASCII text (most English queries): ``isascii`` answers before any regex runs."""
-    return not text.isascii() and _CJK.search(text) is not None
 
 
 def normalise(text: str) -> str:
