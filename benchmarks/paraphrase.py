@@ -249,6 +249,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "--data", help="the dataset (default: benchmarks/data/paraphrase.json, paraphrase_zh.json for zh and cross)"
     )
     parser.add_argument("--embedder", help="an embedder provider (default: the engine's; hash: the test embedder)")
+    parser.add_argument("--retrieval", default="{}", help="RetrievalSettings as JSON: '{\"question_margin\": 0.1}'")
     parser.add_argument("--quick", action="store_true", help="the dev split only")
     parser.add_argument("--floor-sweep", action="store_true", help="also: lower floor_dense values (diagnostic)")
     parser.add_argument("--out", default=None)
@@ -257,6 +258,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     path = args.data or str(LANGS[args.lang])
     data = load(path, args.lang)
     embedder = make_embedder(args.embedder)
+    retrieval = json.loads(args.retrieval)
     only = None
     if args.quick:
         only = [x["id"] for part in ("questions", "unrelated") for x in data[part] if x["split"] == "dev"]
@@ -268,6 +270,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "file": Path(path).name,
             "lang": args.lang,
             "embedder": args.embedder or "default",
+            "retrieval": retrieval,
             "memories": len(data["memories"]),
             "distractors": len(data["distractors"]),
             "paraphrase_questions": len(data["questions"]),
@@ -276,11 +279,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "or a 3+-char prefix of the other; for Chinese, no character beyond function characters) with its "
             "answer: passed",
         },
-        **run(data, questions=only, embedder=embedder),
+        **run(data, questions=only, retrieval=retrieval, embedder=embedder),
     }
     if args.floor_sweep:
         result["floor_sweep"] = {
-            str(floor): run(data, questions=only, retrieval=_floor(floor), embedder=embedder)["summary"]
+            str(floor): run(data, questions=only, retrieval={**retrieval, **_floor(floor)}, embedder=embedder)[
+                "summary"
+            ]
             for floor in SWEEP
         }
     result["wall_s"] = round(time.perf_counter() - started, 1)

@@ -78,8 +78,27 @@ class RetrievalSettings(BaseModel):
     floor_dense_with_sparse_nonlatin: float | None = Field(
         None, description="... or on a memory sharing a word with it; unset: the embedder's (0.25)"
     )
+    # Once a question passed the floor, a memory sharing no word with it is returned down to this cosine.
+    floor_dense_kept: float | None = Field(
+        None, description="a memory without a word in common is returned down to this cosine; unset: the embedder's"
+    )
+    floor_dense_kept_nonlatin: float | None = Field(
+        None, description="the same for a question in a non-Latin script; unset: the embedder's"
+    )
     dense_weight_nonlatin: float | None = Field(
         None, ge=0, description="weight of meaning against words for such a question; unset: the embedder's (0.5)"
+    )
+    # Two questions are near in meaning by their form alone (USE-m3: "一年有多少天？" 0.48 from a stored
+    # "长江有多长？"): a question's cosine with a stored one-sentence question counts this much less, in the floor
+    # and the ranking.
+    question_margin: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="a question's cosine with a stored question counts this much less; unset: the embedder's",
+    )
+    question_margin_nonlatin: float | None = Field(
+        None, ge=0, le=1, description="the same for a question in a non-Latin script; unset: the embedder's"
     )
     dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
     sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")

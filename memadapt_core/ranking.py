@@ -19,7 +19,10 @@ from .config import RetrievalSettings
 from .scripts import Route, split_unspaced
 from .temporal import TimeRange
 
-__all__ = ["QueryPlan", "Ranked", "Tense", "boost", "fuse", "recency_weight", "tense_of"]
+__all__ = [
+    "QueryPlan", "Ranked", "Tense", "boost", "fuse", "is_question", "question_margin", "questions_apart",
+    "recency_weight", "tense_of",
+]  # fmt: skip
 
 _WORD = re.compile(r"[\w'-]+")
 _CURRENT = re.compile(
@@ -93,6 +96,14 @@ def floors(cfg: RetrievalSettings, route: Route) -> tuple[float, float, float]:
     )
 
 
+def kept_floor(cfg: RetrievalSettings, route: Route) -> float:
+    """The cosine a memory sharing no word with a question must reach to be returned, once the question passed the
+    floor: ``floor_dense_kept``, never above ``floor_dense`` (unset: ``floor_dense``)."""
+    floor = floors(cfg, route)[0]
+    kept = cfg.floor_dense_kept if route == "latin" else cfg.floor_dense_kept_nonlatin
+    return floor if kept is None else min(kept, floor)
+
+
 def is_relevant(
     dense: list[Candidate], sparse: list[Candidate], cfg: RetrievalSettings, route: Route = "latin"
 ) -> bool:
@@ -127,6 +138,34 @@ def on_one_scale(dense: list[Candidate], routes: dict[PointKey, Route], route: R
     return out
 
 
+# A one-sentence question: it ends in a question mark (or a Chinese question particle), with no end of a sentence
+# before it. A message that says something and then asks is read for what it says.
+_QUESTION_END = re.compile("(?:[?\uff1f]|[\u5417\u5462][\u3002.]?)[\\s\"'\u201d\u2019\u300d\u300f)\uff09]*$")
+_SENTENCE_END = re.compile(r"[.!?;]\s+\S|[。！？；]\s*\S")
+
+
+def is_question(text: str) -> bool:
+    """Whether ``text`` is one question ("光速是多少？", "Where do I live?"), not a statement or a statement and a
+    question ("I moved. Do you like Berlin?")."""
+    t = text.strip()
+    end = _QUESTION_END.search(t)
+    return end is not None and _SENTENCE_END.search(t, 0, end.start()) is None
+
+
+def question_margin(cfg: RetrievalSettings, route: Route) -> float:
+    return (cfg.question_margin if route == "latin" else cfg.question_margin_nonlatin) or 0.0
+
+
+def questions_apart(dense: list[Candidate], questions: set[PointKey], margin: float) -> list[Candidate]:
+    """The cosines of stored one-sentence ``questions`` lowered by ``margin``, best first again: asked by a
+    question, they are near it for their form as much as for what they ask (USE-m3: "光速是多少？" 0.60 from "什么是光
+    合作用？", where true answers score 0.3-0.5), and a question is answered by what was said, not by another
+    question. A stored question that asks the same thing stays near enough."""
+    out = [(key, score - margin if key in questions else score) for key, score in dense]
+    out.sort(key=_second, reverse=True)
+    return out
+
+
 def _second(candidate: Candidate) -> float:
     return candidate[1]
 
@@ -142,13 +181,13 @@ def fuse(
     first (all of them when None)."""
     if plan.threshold is None and not is_relevant(dense, sparse, cfg, plan.route):
         return []
-    floor_dense, _, dense_weight = floors(cfg, plan.route)
+    _, _, dense_weight = floors(cfg, plan.route)
     d_lo, d_scale, d_const = _minmax(dense, cfg.dense_min_span)
     s_lo, s_scale, s_const = _minmax(sparse, cfg.sparse_min_span * (sparse[0][1] if sparse else 0.0))
     raw_s = dict(sparse)
     total = (dense_weight + cfg.sparse_weight) or 1.0  # the fused score stays in [0, 1]
     wd, ws = dense_weight / total, cfg.sparse_weight / total
-    floor = floor_dense if plan.threshold is None else None
+    floor = kept_floor(cfg, plan.route) if plan.threshold is None else None
     tied = _lexical_ties(dense, raw_s, cfg.lexical_tie_cosine)
     # A keyword search ("apple", "吉他") that finds its word keeps only what is at least as near in meaning as the
     # nearest memory holding the word: "banana orange" is near "apple" in meaning, but not an answer to it.

@@ -46,6 +46,9 @@ class Embedder(ABC):
     #: embedder such as WordLlama ranks poorly on its own (LoCoMo dense-only r@10 0.44 against BM25's 0.70), so it
     #: leans on words. MiniLM at 0.5 measured lower on LoCoMo (r@10 0.765 against 0.771), so it keeps 0.2 too.
     dense_weight: float = 0.2
+    #: How much less a question's cosine with a stored one-sentence question counts (``RetrievalSettings``
+    #: ``question_margin``): none unless an embedder measured that its cosines favour two questions for their form.
+    question_margin: float = 0.0
     #: Token ids an embedder that pools token vectors knows (0: it does not pool, or cannot weigh its tokens). Such
     #: an embedder implements ``token_ids`` and ``_embed_weighted``, and the engine may weigh each token by its
     #: rarity in the searched scope (``embedder.pooling="scope_idf"``, memadapt_core.token_stats).
@@ -83,6 +86,8 @@ class Embedder(ABC):
             "floor_dense_nonlatin": self.floor_dense,
             "floor_dense_with_sparse_nonlatin": self.floor_dense_with_sparse,
             "dense_weight_nonlatin": self.dense_weight,
+            "question_margin": self.question_margin,
+            "question_margin_nonlatin": self.question_margin,
         }
 
     def _pooled(self, texts: Sequence[str], weights: TokenWeights | None) -> Vectors:

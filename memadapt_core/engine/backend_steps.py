@@ -13,7 +13,7 @@ import numpy as np
 from memadapt_core.backends.base import PointKey
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
-from memadapt_core.ranking import fuse, on_one_scale
+from memadapt_core.ranking import fuse, is_question, on_one_scale, question_margin, questions_apart
 from memadapt_core.scripts import route_of
 
 from . import derived, reads, updates, writes
@@ -60,12 +60,20 @@ def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> 
         return reads.finish_by_time(plan.by_time, listed)
     dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
     read: dict[PointKey, dict[str, Any]] | None = None
-    if (scale := r.embedder.cross_script_scale) is not None and dense:
-        # Each candidate's script, from its text, to put a memory in another script on the question's scale (the
-        # embedded store's payload cache holds them; the fused ones are read anyway).
+    scale = r.embedder.cross_script_scale
+    margin = question_margin(r.settings.retrieval, plan.ranking.route) if is_question(plan.query) else 0.0
+    if dense and (scale is not None or margin):
+        # Each candidate's text (the embedded store's payload cache holds them; the fused ones are read anyway): its
+        # script, to put a memory in another script on the question's scale, and whether it is itself a question.
         read = r.backend.points(list(dict.fromkeys(key for key, _ in (*dense, *sparse))))
-        routes = {key: route_of(str(p.get("text") or "")[:_ROUTE_CHARS]) for key, p in read.items()}
-        dense = on_one_scale(dense, routes, plan.ranking.route, scale)
+        texts = {key: str(p.get("text") or "")[:_ROUTE_CHARS] for key, p in read.items()}
+        if scale is not None:
+            dense = on_one_scale(dense, {key: route_of(t) for key, t in texts.items()}, plan.ranking.route, scale)
+        if margin:
+            asks = {
+                key for key, p in read.items() if len(t := str(p.get("text") or "")) <= _ROUTE_CHARS and is_question(t)
+            }
+            dense = questions_apart(dense, asks, margin)
     fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
     if not fused:
         return []

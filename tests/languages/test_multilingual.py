@@ -83,3 +83,27 @@ def test_a_memory_in_another_script_is_ranked_on_the_questions_scale() -> None:
     dense = [("zh-line", 0.40), ("en-answer", 0.30)]  # the English answer at b x its cosine of ~0.55
     ranked = on_one_scale(dense, {"zh-line": "other", "en-answer": "latin"}, "other", scale=0.5)
     assert ranked == [("en-answer", 0.60), ("zh-line", 0.40)]
+
+
+@pytest.mark.parametrize("question", ["珠穆朗玛峰有多高？", "一年有多少天？", "什么是引力波？"])
+def test_a_stored_question_does_not_answer_an_unrelated_question_for_its_form(question: str) -> None:
+    # USE-m3 puts two questions close whatever they ask ("一年有多少天？" is 0.48 from "长江有多长？"; true answers
+    # score 0.3-0.5): without the question margin each of these returned a stored question.
+    with Memory(location=":memory:", embedder="multilingual") as mem:
+        mem.add([*FACTS_ZH, "长江有多长？", "什么是黑洞？"], user_id="ann")
+        assert mem.search(question, user_id="ann") == []
+
+
+def test_a_stored_question_still_answers_the_same_question() -> None:
+    with Memory(location=":memory:", embedder="multilingual") as mem:
+        mem.add([*FACTS_ZH, "什么是光合作用？"], user_id="ann")
+        assert [h.record.text for h in mem.search("光合作用是什么？", user_id="ann", limit=1)] == ["什么是光合作用？"]
+
+
+def test_the_question_margins_are_the_embedders_calibration(default: Memory) -> None:
+    r = default.settings.retrieval
+    assert (r.question_margin, r.question_margin_nonlatin, r.floor_dense_kept_nonlatin) == (
+        MultilingualEmbedder.question_margin,
+        MultilingualEmbedder.question_margin_nonlatin,
+        MultilingualEmbedder.floor_dense_kept_nonlatin,
+    )
