@@ -54,11 +54,17 @@ def _one(field: str, item: object) -> dict[str, Any]:
         msg = f"must be a tool call dict, not {type(item).__name__}"
         raise ValidationError(field, msg)
     call = {_ALIASES.get(str(k), str(k)): v for k, v in item.items()}
+    # Errors name a key as the caller typed it ("time_cost" in ReMe's words, "duration" in ours).
+    # A missing name is named in the words of the keys given.
+    typed = {_ALIASES.get(str(k), str(k)): str(k) for k in item}
+    typed.setdefault("name", "tool_name" if _ALIASES.keys() & set(map(str, item)) else "name")
+    typed.setdefault("duration", "duration")
+    typed.setdefault("tokens", "tokens")
     unknown = sorted(set(call) - _KEYS)
     if unknown:
-        where, msg = f"{field}.{unknown[0]}", f"unknown key; a tool call has {sorted(_KEYS)}"
+        where, msg = f"{field}.{typed[unknown[0]]}", f"unknown key; a tool call has {sorted(_KEYS)}"
         raise ValidationError(where, msg)
-    name = parse_text(f"{field}.name", call.get("name"), 200)
+    name = parse_text(f"{field}.{typed['name']}", call.get("name"), 200)
     success = call.get("success", True)
     if not isinstance(success, bool):
         where = f"{field}.success"
@@ -67,9 +73,9 @@ def _one(field: str, item: object) -> dict[str, Any]:
     metadata |= {"tool": name, "success": success}
     for key, unit in (("duration", "seconds"), ("tokens", "a count")):
         if call.get(key) is not None:
-            value = parse_number(f"{field}.{key}", call[key], f"({unit})")
+            value = parse_number(f"{field}.{typed[key]}", call[key], f"({unit})")
             if value < 0:
-                where = f"{field}.{key}"
+                where = f"{field}.{typed[key]}"
                 raise ValidationError(where, "must not be negative")
             metadata["duration_s" if key == "duration" else "tokens"] = value
     arguments = _shown(call.get("arguments"))

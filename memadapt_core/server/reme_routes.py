@@ -137,8 +137,27 @@ async def retrieve_tool_memory(request: Request, memory: AsyncMemory) -> Respons
     return _answer(answer, listed)
 
 
+# The engine's argument names in ReMe's words, so an error names the field the caller sent.
+_REME_NAMES = {"limit": "top_k", "agent_id": "workspace_id", "calls": "tool_call_results"}
+_LEADING_NAME = re.compile(r"[A-Za-z_]+")
+
+
+def _in_reme_terms(handler: Handler) -> Handler:
+    async def run(request: Request, memory: AsyncMemory) -> Response:
+        try:
+            return await handler(request, memory)
+        except ValidationError as e:
+            head = _LEADING_NAME.match(e.field)
+            if head is None or head.group() not in _REME_NAMES:
+                raise
+            raise ValidationError(_REME_NAMES[head.group()] + e.field[head.end() :], e.problem) from None
+
+    return run
+
+
 def reme_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
-    """ReMe's task, personal and tool memory routes over the engine ``memory()`` returns."""
+    """ReMe's task, personal and tool memory routes over the engine ``memory()`` returns; their errors name ReMe's
+    fields (``top_k``, ``workspace_id``, ``tool_call_results[0].time_cost``)."""
     table: list[tuple[str, Handler]] = [
         ("/summary_task_memory", summary_task_memory),
         ("/retrieve_task_memory", retrieve_task_memory),
@@ -148,4 +167,4 @@ def reme_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
         ("/summary_tool_memory", retrieve_tool_memory),
         ("/retrieve_tool_memory", retrieve_tool_memory),
     ]
-    return [Route(path, _endpoint(handler, memory), methods=["POST"]) for path, handler in table]
+    return [Route(path, _endpoint(_in_reme_terms(handler), memory), methods=["POST"]) for path, handler in table]

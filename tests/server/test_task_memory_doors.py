@@ -150,9 +150,20 @@ def test_remes_tool_memory_bodies_record_calls_and_return_the_guide(server: Serv
         ("summary_task_memory", {"trajectories": []}, "workspace_id"),
         ("summary_task_memory", {"workspace_id": "w", "trajectories": [{"messages": []}]}, "trajectories[0].score"),
         ("retrieve_task_memory", {"workspace_id": "w"}, "query"),
-        ("retrieve_personal_memory", {"workspace_id": "w", "query": "q", "top_k": 0}, "limit"),
+        ("retrieve_personal_memory", {"workspace_id": "w", "query": "q", "top_k": 0}, "top_k"),
+        ("retrieve_task_memory", {"workspace_id": "w", "query": "q", "top_k": "five"}, "top_k"),
         ("summary_personal_memory", {"workspace_id": "w", "trajectories": [{}]}, "trajectories[0].messages"),
-        ("add_tool_call_result", {"workspace_id": "w", "tool_call_results": [{"input": {}}]}, "calls[0].name"),
+        (
+            "add_tool_call_result",
+            {"workspace_id": "w", "tool_call_results": [{"input": {}}]},
+            "tool_call_results[0].tool_name",
+        ),
+        (
+            "add_tool_call_result",
+            {"workspace_id": "w", "tool_call_results": [{"tool_name": "t", "time_cost": -1}]},
+            "tool_call_results[0].time_cost",
+        ),
+        ("add_tool_call_result", {"workspace_id": "w", "tool_call_results": "x"}, "tool_call_results"),
         ("retrieve_tool_memory", {"workspace_id": "w", "tool_names": ""}, "tool_names"),
     ],
 )
