@@ -14,7 +14,7 @@ from pathlib import Path
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Match, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memadapt_core.engine import AsyncMemory
@@ -167,6 +167,25 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+class _WrongMethod:
+    """405 with ``Allow`` for a JSON route asked with another method (a GET of ``/v1/search``): Starlette would
+    pass it on to the MCP app mounted at ``/``, which knows no such path (404)."""
+
+    def __init__(self, app: ASGIApp, routes: Sequence[Route]) -> None:
+        self.app, self.routes = app, routes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for route in self.routes:
+                if route.matches(scope)[0] is Match.PARTIAL:  # the path, not the method
+                    allow = ", ".join(sorted(route.methods or ()))
+                    response = error_response(405, "method_not_allowed", f"{scope['path']} takes {allow}")
+                    response.headers["Allow"] = allow
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
 def build_app(
     memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (), library_dir: Path | None = None,
@@ -207,14 +226,14 @@ def build_app(
     async def openapi(_: Request) -> Response:
         return JSONResponse(openapi_document())
 
-    routes: list[Route | Mount] = [
+    json_routes = [
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         *api_routes(lambda: memory),
         *adapter_routes(lambda: memory),
         *reme_routes(lambda: memory),
         *library_routes(lambda: memory, library_dir),
-        Mount("/", app=mcp_app),
     ]
+    routes: list[Route | Mount] = [*json_routes, Mount("/", app=_WrongMethod(mcp_app, json_routes))]
     app = Starlette(routes=routes, lifespan=lifespan)
     return DoorCheck(BodyLimit(BearerAuth(app, tokens), max_body_bytes), allowed_hosts, allowed_origins)

@@ -90,6 +90,23 @@ def test_no_token_or_an_unknown_one_is_401(server: Server, headers: dict[str, st
     assert response.json()["error"] == "unauthorized"
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [("GET", "/v1/search", "POST"), ("GET", "/retrieve_task_memory", "POST"), ("DELETE", "/health", "GET, HEAD")],
+)
+def test_a_known_route_asked_with_another_method_is_405_saying_which_it_takes(
+    server: Server, method: str, path: str, allowed: str
+) -> None:
+    response = httpx.request(method, f"{server.url}{path}", headers=ANN)
+    assert response.status_code == 405, response.text
+    assert response.headers["Allow"] == allowed
+    assert response.json()["error"] == "method_not_allowed"
+
+
+def test_an_unknown_path_is_still_404(server: Server) -> None:
+    assert httpx.get(f"{server.url}/v1/nothing-here", headers=ANN).status_code == 404
+
+
 def test_bad_input_is_422_naming_the_field(server: Server) -> None:
     with httpx.Client(headers=ANN, timeout=10.0) as ann:
         limit = ann.post(f"{server.url}/v1/search", json={"query": "x", "limit": 0})
