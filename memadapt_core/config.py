@@ -80,10 +80,10 @@ class RetrievalSettings(BaseModel):
     )
     # Once a question passed the floor, a memory sharing no word with it is returned down to this cosine.
     floor_dense_kept: float | None = Field(
-        None, description="a memory without a word in common is returned down to this cosine; unset: the embedder's"
+        None, description="a memory without a word in common is returned down to this cosine; unset: floor_dense"
     )
     floor_dense_kept_nonlatin: float | None = Field(
-        None, description="the same for a question in a non-Latin script; unset: the embedder's"
+        None, description="the same for a question in a non-Latin script; unset: the embedder's (0.25)"
     )
     dense_weight_nonlatin: float | None = Field(
         None, ge=0, description="weight of meaning against words for such a question; unset: the embedder's (0.5)"
@@ -95,10 +95,10 @@ class RetrievalSettings(BaseModel):
         None,
         ge=0,
         le=1,
-        description="a question's cosine with a stored question counts this much less; unset: the embedder's",
+        description="a question's cosine with a stored question counts this much less; unset: the embedder's (0.1)",
     )
     question_margin_nonlatin: float | None = Field(
-        None, ge=0, le=1, description="the same for a question in a non-Latin script; unset: the embedder's"
+        None, ge=0, le=1, description="the same for a question in a non-Latin script; unset: the embedder's (0.2)"
     )
     dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
     sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")
