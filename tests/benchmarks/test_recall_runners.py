@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks import longmemeval, memorybank, paraphrase
+from benchmarks import longmemeval, longmemeval_cv, memorybank, paraphrase
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LONGMEMEVAL = DATA / "longmemeval_dev.json"
@@ -249,3 +250,25 @@ def test_memorybank_lists_evidence_naming_no_exchange(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
 
     assert memorybank.unknown_evidence(memorybank.load(path)) == ["zh0: 2023-04-28#7"]
+
+
+def _question(qid: str, kind: str) -> longmemeval.Question:
+    return longmemeval.Question(qid, kind, "?", datetime(2023, 5, 20, tzinfo=UTC), frozenset(), ())
+
+
+def test_longmemeval_cv_folds_hold_every_question_type_in_both_halves() -> None:
+    questions = [_question(f"{kind}{n}", kind) for kind in ("a", "b", "c") for n in range(4)]
+    a, b = longmemeval_cv.folds(questions, random.Random(1))
+    assert sorted(a + b) == sorted(q.id for q in questions)
+    assert {q[0] for q in a} == {q[0] for q in b} == {"a", "b", "c"}
+
+
+def test_longmemeval_cv_scores_the_choice_on_the_fold_it_was_not_chosen_on() -> None:
+    questions = [_question(f"a{n}", "a") for n in range(4)]
+    other = (0.0, 1.0)
+    # the default finds every answer; the other pair only the first two, which a fold may see alone
+    scores = {longmemeval_cv.DEFAULT: dict.fromkeys(["a0", "a1", "a2", "a3"], 1.0),
+              other: {"a0": 1.0, "a1": 1.0, "a2": 0.0, "a3": 0.0}}  # fmt: skip
+    result = longmemeval_cv.cross_validate(scores, questions, repeats=5, seed=0)
+    assert result["held_out_default"] == 1.0
+    assert result["held_out_chosen"] == 1.0  # a tie on the tuning fold goes to the default
