@@ -24,6 +24,7 @@ from .adapter_routes import adapter_routes
 from .auth import Forbidden, TokenMap, bearer_token
 from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
 from .library_routes import library_routes
+from .mcp_sessions import McpSessions
 from .mcp_task_tools import register_task_tools
 from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
@@ -234,6 +235,6 @@ def build_app(
         *reme_routes(lambda: memory),
         *library_routes(lambda: memory, library_dir),
     ]
-    routes: list[Route | Mount] = [*json_routes, Mount("/", app=_WrongMethod(mcp_app, json_routes))]
+    routes: list[Route | Mount] = [*json_routes, Mount("/", app=_WrongMethod(McpSessions(mcp_app), json_routes))]
     app = Starlette(routes=routes, lifespan=lifespan)
     return DoorCheck(BodyLimit(BearerAuth(app, tokens), max_body_bytes), allowed_hosts, allowed_origins)
