@@ -171,6 +171,10 @@ def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
     serve.add_argument("--agent-id", help="also scope every request to this agent")
     serve.add_argument("--max-body-bytes", type=int, help="larger request bodies get 413 (default 2 MB)")
     serve.add_argument(
+        "--max-requests-per-token", type=int, metavar="N",
+        help="a token with N requests in flight gets 429 and Retry-After (default 8; 0: no limit)",
+    )  # fmt: skip
+    serve.add_argument(
         "--library-dir", metavar="DIR",
         help="the folder the operator's /vector_store may load experience libraries from and dump them to "
         "(default: none)",
@@ -201,6 +205,7 @@ def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
             options, host=ns.host, port=ns.port, tokens_file=ns.tokens, agent_id=ns.agent_id,
             max_body_bytes=ns.max_body_bytes, max_text_chars=ns.max_text_chars,
             allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin, library_dir=ns.library_dir,
+            requests_per_token=ns.max_requests_per_token,
         )  # fmt: skip
     return EXIT_OK
 

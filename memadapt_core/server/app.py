@@ -29,6 +29,7 @@ from .mcp_task_tools import register_task_tools
 from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
 from .reme_routes import reme_routes
+from .token_limit import DEFAULT_REQUESTS_PER_TOKEN, TokenLimit
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DoorCheck", "build_app"]
 
@@ -190,9 +191,11 @@ class _WrongMethod:
 def build_app(
     memory: AsyncMemory, tokens: TokenMap, *, host: str = "127.0.0.1", max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (), library_dir: Path | None = None,
+    requests_per_token: int = DEFAULT_REQUESTS_PER_TOKEN,
 ) -> ASGIApp:  # fmt: skip
     """The whole service over ``memory`` (closed when the app shuts down), scoped by ``tokens``; the operator's
-    ``/vector_store`` reads and writes libraries inside ``library_dir`` only."""
+    ``/vector_store`` reads and writes libraries inside ``library_dir`` only; a token with ``requests_per_token``
+    requests in flight gets 429 (0: no limit)."""
 
     def scope_for(ctx: Context) -> MemoryScope:
         headers = getattr(ctx.request_context.request, "headers", None) or {}  # mcp 1.x has no ctx.headers
@@ -237,4 +240,5 @@ def build_app(
     ]
     routes: list[Route | Mount] = [*json_routes, Mount("/", app=_WrongMethod(McpSessions(mcp_app), json_routes))]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return DoorCheck(BodyLimit(BearerAuth(app, tokens), max_body_bytes), allowed_hosts, allowed_origins)
+    limited = TokenLimit(app, requests_per_token)
+    return DoorCheck(BodyLimit(BearerAuth(limited, tokens), max_body_bytes), allowed_hosts, allowed_origins)

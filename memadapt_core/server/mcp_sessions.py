@@ -9,23 +9,17 @@ handed to, and answers a request naming that session with another token as the t
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .auth import bearer_token
 from .http_api import error_response
+from .token_limit import token_digest
 
 __all__ = ["McpSessions"]
 
 _HEADER = b"mcp-session-id"
 _KEPT = 100_000  # sessions remembered, oldest forgotten first (an ended session is forgotten at once)
-
-
-def _digest(scope: Scope) -> bytes:
-    token = bearer_token(dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")) or ""
-    return hashlib.sha256(token.encode("utf-8", "replace")).digest()
 
 
 class McpSessions:
@@ -37,7 +31,7 @@ class McpSessions:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        owner = _digest(scope)
+        owner = token_digest(scope)
         session = dict(scope["headers"]).get(_HEADER)
         if session is not None and self._owners.get(session, owner) != owner:
             await error_response(404, "not_found", "no such MCP session for this token")(scope, receive, send)

@@ -106,6 +106,7 @@ def serve(
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
     library_dir: str | Path | None = None,
+    requests_per_token: int | None = None,
 ) -> None:
     """Serve the HTTP API and streamable-HTTP MCP until stopped. Refuses to start without tokens: every request
     needs one, and a host other than loopback without them would be an open door."""
@@ -114,6 +115,7 @@ def serve(
     import uvicorn
 
     from .app import DEFAULT_MAX_BODY_BYTES, build_app
+    from .token_limit import DEFAULT_REQUESTS_PER_TOKEN
 
     tokens = load_tokens(tokens_file, agent_id=agent_id)
     if not tokens:
@@ -134,6 +136,7 @@ def serve(
         app = build_app(
             memory, tokens, host=host, max_body_bytes=max_body_bytes or DEFAULT_MAX_BODY_BYTES,
             allowed_hosts=allowed_hosts, allowed_origins=allowed_origins, library_dir=library_folder(library_dir),
+            requests_per_token=DEFAULT_REQUESTS_PER_TOKEN if requests_per_token is None else requests_per_token,
         )  # fmt: skip
         try:
             uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
