@@ -31,7 +31,7 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from .models import Kind, MemoryRecord, SearchHit
+from .models import PERSONAL_KINDS, Kind, MemoryRecord, SearchHit
 from .plugins import Hooks, create_plugin_manager
 from .profile import UserProfile
 from .record_codec import record_id as _record_id
@@ -238,6 +238,52 @@ class RemoteBase:
     @staticmethod
     def _embed(text: str, scope: dict[str, Any] | None = None) -> _Call:
         return _Call("POST", "/v1/embed", json={"query": text, **(scope or {})})
+
+    # -- task memory and working memory (remote_tasks) -------------------------------------------------------------
+    @staticmethod
+    def _trajectories(
+        trajectories: Any, scope: dict[str, Any], task: str | None, metadata: dict[str, Any] | None
+    ) -> _Call:
+        body: dict[str, Any] = {"trajectories": trajectories, **scope}
+        if task is not None:
+            body["task"] = task
+        if metadata is not None:
+            body["metadata"] = metadata
+        return _Call("POST", "/v1/trajectories", json=body)
+
+    @staticmethod
+    def _experiences(task: str, agent_id: str | None, limit: int, threshold: float | None) -> _Call:
+        body: dict[str, Any] = {"task": task, "limit": limit, **scope_of(None, agent_id, None)}
+        if threshold is not None:
+            body["threshold"] = threshold
+        return _Call("POST", "/v1/experiences/search", json=body)
+
+    @staticmethod
+    def _tool_calls(calls: Any, scope: dict[str, Any]) -> _Call:
+        return _Call("POST", "/v1/tool_calls", json={"calls": calls, **scope})
+
+    @staticmethod
+    def _tool(route: str, tool_name: str, agent_id: str | None) -> _Call:
+        """``tool_stats`` or ``tool_guide``: the name goes in the query, where any character a tool's name holds
+        survives (a path segment would not keep a ``/``)."""
+        return _Call("GET", f"/v1/{route}", params={"tool_name": tool_name, **scope_of(None, agent_id, None)})
+
+    @staticmethod
+    def _recent(scope: dict[str, Any], limit: int | None, kinds: Sequence[Kind] | None) -> _Call:
+        """``kinds`` None (or empty) means every personal kind, as in the engine: a query cannot say None, so the
+        kinds are named."""
+        params: dict[str, Any] = {**scope, "kinds": list(kinds or PERSONAL_KINDS)}
+        if limit is not None:
+            params["limit"] = limit
+        return _Call("GET", "/v1/recent", params=params)
+
+    @staticmethod
+    def _records(data: Any) -> list[MemoryRecord]:
+        return [MemoryRecord.model_validate(r) for r in data["records"]]
+
+    @staticmethod
+    def _hits(data: Any) -> list[SearchHit]:
+        return [SearchHit.model_validate(h) for h in data["hits"]]
 
     @staticmethod
     def _read(call: _Call, response: httpx.Response) -> Any:

@@ -14,43 +14,12 @@ import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memadapt_core.testing import ChatRequest, ScriptedLLMServer, ScriptItem
+from memadapt_core.testing import ScriptedLLMServer
 
-from .conftest import Server, call, cli, running_server
+from .conftest import LESSON, Server, by_operation, call, cli, eventually, llm_environment, taught_server
 
 ANN = {"Authorization": "Bearer token-ann"}
 BOB = {"Authorization": "Bearer token-bob"}
-LESSON = {
-    "when_to_use": "planning a project",
-    "content": "Split the plan into milestones with owners and dates.",
-    "evidence": "success",
-    "sources": [0],
-}
-ANSWERS: dict[str, ScriptItem] = {
-    "extract_experience": {"experiences": [LESSON]},
-    "validate_experience": {"judgements": [{"experience": 0, "valid": True, "reason": "supported"}]},
-    "extract": {"facts": [{"text": "The user drinks coffee while working in the morning", "sources": [0]}]},
-    "tool_guide": {"guidelines": "- Keep max_results at 5 or less."},
-}
-
-
-def by_operation(request: ChatRequest) -> ScriptItem | None:
-    return ANSWERS.get(request.operation or "")
-
-
-def eventually(probe: Callable[[], Any], within: float = 30.0) -> Any:
-    """The first truthy result of ``probe`` (the server consolidates in the background)."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if found := probe():
-            return found
-        time.sleep(0.1)
-    pytest.fail("the background consolidation did not finish in time")
-
-
-def llm_environment(llm: ScriptedLLMServer) -> dict[str, str]:
-    return {"MEMADAPT_LLM__BASE_URL": llm.base_url, "MEMADAPT_LLM__MODEL": "scripted",
-            "MEMADAPT_TASK_MEMORY__TOOL_GUIDE_EVERY": "2"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +30,8 @@ def llm() -> Iterator[ScriptedLLMServer]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, llm: ScriptedLLMServer) -> Iterator[Server]:
-    with pytest.MonkeyPatch.context() as env:
-        for key, value in llm_environment(llm).items():
-            env.setenv(key, value)
-        with running_server(tmp_path_factory.mktemp("reme")) as running:
-            yield running
+    with taught_server(tmp_path_factory.mktemp("reme"), llm) as running:
+        yield running
 
 
 def test_remes_task_memory_bodies_store_trajectories_and_retrieve_experience(server: Server) -> None:
