@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +142,16 @@ def eventually(probe: Callable[[], Any], within: float = 30.0) -> Any:
         if found := probe():
             return found
         time.sleep(0.1)
+    pytest.fail("the background consolidation did not finish in time")
+
+
+async def until(probe: Callable[[], Awaitable[Any]], within: float = 30.0) -> Any:
+    """``eventually`` for a coroutine ``probe``, waiting without blocking the event loop."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if found := await probe():
+            return found
+        await asyncio.sleep(0.1)
     pytest.fail("the background consolidation did not finish in time")
 
 

@@ -4,8 +4,7 @@ the MCP task tools over stdio, with the real servers as subprocesses and a scrip
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from memadapt_core.testing import ScriptedLLMServer
 
-from .conftest import LESSON, Server, by_operation, call, cli, eventually, llm_environment, taught_server
+from .conftest import LESSON, Server, by_operation, call, cli, eventually, llm_environment, taught_server, until
 
 ANN = {"Authorization": "Bearer token-ann"}
 BOB = {"Authorization": "Bearer token-bob"}
@@ -152,17 +151,6 @@ async def stdio_session(store: Path, llm: ScriptedLLMServer, *args: str) -> Asyn
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session
-
-
-async def until(probe: Callable[[], Any], within: float = 30.0) -> Any:
-    import anyio
-
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if found := await probe():
-            return found
-        await anyio.sleep(0.1)
-    pytest.fail("the background consolidation did not finish in time")
 
 
 async def test_mcp_task_tools_learn_from_a_trajectory_and_guide_a_tool(tmp_path: Path, llm: ScriptedLLMServer) -> None:
