@@ -1,19 +1,28 @@
 """``RemoteMemory`` / ``AsyncRemoteMemory``: the engine's calls against ``memadapt serve``, over httpx.
 
 Same method names, keyword arguments and return models as ``Memory`` / ``AsyncMemory`` for what the HTTP API
-offers (add, search, list, get, update, delete, delete_all, history, export) and for what the adapters call (the
-many-id reads and deletes, ``iter_records``, ``count``, ``vectors``, ``profile``, ``search_many``, ``as_sync`` /
-``as_async``, ``track``, ``flush``, ``format_context``), so every adapter takes a client where it takes an engine
-and code written for the engine runs against the service. The twins share ``RemoteBase`` (``remote_base``), which
-builds requests and reads responses without I/O; HTTP errors come back as the engine's errors (422 ->
-``ValidationError`` naming the field, 503 -> ``StoreUnavailableError``; a refused token is a
-``ConfigurationError``). The token decides the user: a ``user_id`` given must be the token's.
+offers (add, search, list, get, update, delete, delete_all, history, export, answer), for what the adapters call
+(the many-id reads and deletes, ``iter_records``, ``count``, ``vectors``, ``profile``, ``search_many``,
+``as_sync`` / ``as_async``, ``track``, ``flush``, ``format_context``) and, from ``remote_tasks``, task memory and
+``recent``, so every adapter takes a client where it takes an engine and code written for the engine runs against
+the service. The twins share ``RemoteBase`` (``remote_base``), which builds requests and reads responses without
+I/O; HTTP errors come back as the engine's errors (422 -> ``ValidationError`` naming the field, 503 ->
+``StoreUnavailableError``; a refused token is a ``ConfigurationError``). The token decides the user: a ``user_id``
+given must be the token's.
+
+Local-only (``LOCAL_ONLY``), left out rather than faked: ``open`` builds an engine over a store in this process;
+``consolidate``, ``optimize`` and ``stats`` are the store owner's upkeep and figures, across every tenant;
+``import_``, ``import_reme`` and ``export_reme`` write or read a whole store or an agent's lessons from files on
+the server's machine (the operator's ``/vector_store`` route does the latter); ``answer_stream`` has no streamed
+route yet (``answer`` gives the whole reply). Over 400 lines: two hand-written twins of the same calls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
+import itertools
+import time
 from collections.abc import AsyncGenerator, Callable, Generator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -30,9 +39,15 @@ from .models import Answer, HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from .profile import UserProfile
 from .remote_base import RemoteBase, _Call, _Link
 from .remote_base import scope_of as _scope
+from .remote_tasks import AsyncRemoteTasks, RemoteTasks
 from .validation import parse_path
 
-__all__ = ["AsyncRemoteMemory", "RemoteEmbedder", "RemoteMemory"]
+__all__ = ["LOCAL_ONLY", "AsyncRemoteMemory", "RemoteEmbedder", "RemoteMemory"]
+
+# The engine's public calls a client does not have (see the module docstring for why each).
+LOCAL_ONLY = frozenset(
+    {"answer_stream", "consolidate", "export_reme", "import_", "import_reme", "open", "optimize", "stats"}
+)
 
 
 class RemoteEmbedder:
@@ -48,7 +63,7 @@ class RemoteEmbedder:
         return np.asarray((await self._async._send(RemoteBase._embed(text)))["vector"], dtype=np.float32)
 
 
-class AsyncRemoteMemory(RemoteBase):
+class AsyncRemoteMemory(AsyncRemoteTasks, RemoteBase):
     """``AsyncMemory``'s calls against a ``memadapt serve`` at ``url`` (e.g. ``http://127.0.0.1:8765``).
 
     Its connections are kept alive in the event loop that opened them: use it from one loop (sync code hands the
@@ -80,11 +95,15 @@ class AsyncRemoteMemory(RemoteBase):
         return self._client
 
     async def _send(self, call: _Call) -> Any:
-        try:
-            response = await self._http().request(call.method, call.path, json=call.json, params=call.params)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from exc
-        return self._read(call, response)
+        for attempt in itertools.count():
+            try:
+                response = await self._http().request(call.method, call.path, json=call.json, params=call.params)
+            except httpx.HTTPError as exc:
+                raise self._transport_error(exc) from exc
+            if (wait := RemoteBase._busy_wait(response, attempt)) is None:
+                return self._read(call, response)
+            await asyncio.sleep(wait)
+        raise AssertionError  # pragma: no cover - the loop returns or raises
 
     def as_sync(self) -> RemoteMemory:
         """A sync client of the same server, token and background writes (closing it closes only its connections)."""
@@ -298,7 +317,7 @@ def _counted(chunk: bytes, progress: Callable[[int], None] | None) -> int:
     return n
 
 
-class RemoteMemory(RemoteBase):
+class RemoteMemory(RemoteTasks, RemoteBase):
     """``Memory``'s calls against a ``memadapt serve`` at ``url``: the sync twin of ``AsyncRemoteMemory``."""
 
     def __init__(
@@ -310,11 +329,15 @@ class RemoteMemory(RemoteBase):
         self._twin: AsyncRemoteMemory | None = None
 
     def _send(self, call: _Call) -> Any:
-        try:
-            response = self._client.request(call.method, call.path, json=call.json, params=call.params)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from exc
-        return self._read(call, response)
+        for attempt in itertools.count():
+            try:
+                response = self._client.request(call.method, call.path, json=call.json, params=call.params)
+            except httpx.HTTPError as exc:
+                raise self._transport_error(exc) from exc
+            if (wait := RemoteBase._busy_wait(response, attempt)) is None:
+                return self._read(call, response)
+            time.sleep(wait)
+        raise AssertionError  # pragma: no cover - the loop returns or raises
 
     def as_sync(self) -> RemoteMemory:
         """This client itself: adapters call ``as_sync()`` on whichever twin they were handed."""

@@ -31,13 +31,18 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from .models import Kind, MemoryRecord, SearchHit
+from .models import PERSONAL_KINDS, Kind, MemoryRecord, SearchHit
 from .plugins import Hooks, create_plugin_manager
 from .profile import UserProfile
 from .record_codec import record_id as _record_id
 from .validation import parse_scope
 
 __all__ = ["Moment", "RemoteBase", "scope_of"]
+
+# A 429 (the token has its limit of requests in flight) is sent again after Retry-After, longer each time; after
+# that it is a StoreUnavailableError, as for a server that cannot take the request.
+_BUSY_RETRIES = 5
+_BUSY_WAIT_MAX_S = 5.0
 
 Moment = datetime | str | None
 
@@ -107,7 +112,7 @@ def _error(response: httpx.Response) -> MemadaptError:
         return ValidationError("body", message)
     if status == 507:
         return StoreFullError(message)
-    if status == 503:
+    if status in (429, 503):
         return StoreUnavailableError(message)
     if status == 501:
         return ConfigurationError(message)
@@ -239,6 +244,52 @@ class RemoteBase:
     def _embed(text: str, scope: dict[str, Any] | None = None) -> _Call:
         return _Call("POST", "/v1/embed", json={"query": text, **(scope or {})})
 
+    # -- task memory and working memory (remote_tasks) -------------------------------------------------------------
+    @staticmethod
+    def _trajectories(
+        trajectories: Any, scope: dict[str, Any], task: str | None, metadata: dict[str, Any] | None
+    ) -> _Call:
+        body: dict[str, Any] = {"trajectories": trajectories, **scope}
+        if task is not None:
+            body["task"] = task
+        if metadata is not None:
+            body["metadata"] = metadata
+        return _Call("POST", "/v1/trajectories", json=body)
+
+    @staticmethod
+    def _experiences(task: str, agent_id: str | None, limit: int, threshold: float | None) -> _Call:
+        body: dict[str, Any] = {"task": task, "limit": limit, **scope_of(None, agent_id, None)}
+        if threshold is not None:
+            body["threshold"] = threshold
+        return _Call("POST", "/v1/experiences/search", json=body)
+
+    @staticmethod
+    def _tool_calls(calls: Any, scope: dict[str, Any]) -> _Call:
+        return _Call("POST", "/v1/tool_calls", json={"calls": calls, **scope})
+
+    @staticmethod
+    def _tool(route: str, tool_name: str, agent_id: str | None) -> _Call:
+        """``tool_stats`` or ``tool_guide``: the name goes in the query, where any character a tool's name holds
+        survives (a path segment would not keep a ``/``)."""
+        return _Call("GET", f"/v1/{route}", params={"tool_name": tool_name, **scope_of(None, agent_id, None)})
+
+    @staticmethod
+    def _recent(scope: dict[str, Any], limit: int | None, kinds: Sequence[Kind] | None) -> _Call:
+        """``kinds`` None (or empty) means every personal kind, as in the engine: a query cannot say None, so the
+        kinds are named."""
+        params: dict[str, Any] = {**scope, "kinds": list(kinds or PERSONAL_KINDS)}
+        if limit is not None:
+            params["limit"] = limit
+        return _Call("GET", "/v1/recent", params=params)
+
+    @staticmethod
+    def _records(data: Any) -> list[MemoryRecord]:
+        return [MemoryRecord.model_validate(r) for r in data["records"]]
+
+    @staticmethod
+    def _hits(data: Any) -> list[SearchHit]:
+        return [SearchHit.model_validate(h) for h in data["hits"]]
+
     @staticmethod
     def _read(call: _Call, response: httpx.Response) -> Any:
         if response.status_code == 404 and call.missing_is_value:
@@ -246,6 +297,18 @@ class RemoteBase:
         if response.is_error:
             raise _error(response)
         return response.json()
+
+    @staticmethod
+    def _busy_wait(response: httpx.Response, attempt: int) -> float | None:
+        """How long to wait before sending again when the server says the token has its limit of requests in flight
+        (429 with ``Retry-After``), up to ``_BUSY_RETRIES`` times; None: read the response as it is."""
+        if response.status_code != 429 or attempt >= _BUSY_RETRIES:
+            return None
+        try:
+            after = float(response.headers.get("Retry-After", "1"))
+        except ValueError:
+            after = 1.0
+        return min(max(after, 0.05), _BUSY_WAIT_MAX_S) * (attempt + 1)
 
     @staticmethod
     def _transport_error(exc: httpx.HTTPError) -> StoreUnavailableError:

@@ -29,6 +29,7 @@ from .mcp_task_tools import register_task_tools
 from .mcp_tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
 from .reme_routes import reme_routes
+from .task_routes import task_routes
 from .token_limit import DEFAULT_REQUESTS_PER_TOKEN, TokenLimit
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DoorCheck", "build_app"]
@@ -235,6 +236,7 @@ def build_app(
         Route("/openapi.json", openapi, methods=["GET"]),
         *api_routes(lambda: memory),
         *adapter_routes(lambda: memory),
+        *task_routes(lambda: memory),
         *reme_routes(lambda: memory),
         *library_routes(lambda: memory, library_dir),
     ]

@@ -98,6 +98,13 @@ async def _json_body(request: Request, allowed: set[str]) -> dict[str, Any]:
     return data
 
 
+def _required(given: dict[str, Any], key: str, what: str) -> Any:
+    """The value of a field a route needs (422 naming it when absent or null)."""
+    if given.get(key) is None:
+        raise ValidationError(key, f"is required: {what}")
+    return given[key]
+
+
 def _query(request: Request, allowed: set[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for key in request.query_params:

@@ -192,6 +192,7 @@ def openapi_document() -> dict[str, Any]:
         },
     }
     paths.update(_adapter_paths())
+    paths.update(_task_paths())
     paths.update(_reme_paths())
     record = {"type": "object", "required": ["id", "text", "kind", "observed_at"], "additionalProperties": True}
     return {
@@ -322,3 +323,55 @@ def _adapter_paths() -> dict[str, Any]:
         }
     }
     return out
+
+
+def _task_paths() -> dict[str, Any]:
+    """Task memory and working memory (``task_routes``): trajectories and tool calls in, lessons and guides out."""
+    records = _json({"type": "object", "properties": {"records": {"type": "array", "items": _ref("MemoryRecord")}}})
+    hits = _json({"type": "object", "properties": {"hits": {"type": "array", "items": _ref("SearchHit")}}})
+    search = {
+        "type": "object",
+        "required": ["task"],
+        "additionalProperties": False,
+        "properties": {
+            "agent_id": {"type": "string", "description": "the agent (or the server's --agent-id)"},
+            "task": {"type": "string"},
+            "limit": {"type": "integer", "default": 3},
+            "threshold": {"type": "number"},
+        },
+    }
+    trajectories = {
+        "trajectories": {"description": "a trajectory {messages, score} or a list of them"},
+        "task": {"type": "string"},
+        "metadata": {"type": "object"},
+    }
+    calls = {"calls": {"description": "a tool call {name, arguments, result, success, duration, tokens} or a list"}}
+    tool = [
+        {"name": "tool_name", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "agent_id", "in": "query", "schema": {"type": "string"}},
+    ]
+    recent = [
+        *_SCOPE_PARAMS,
+        {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+        {"name": "kinds", "in": "query", "schema": _KINDS, "explode": True},
+    ]
+    content = {"required": True, "content": {"application/json": {"schema": search}}}
+    stats = _json({"type": "object"})
+    table: list[tuple[str, str, str, dict[str, Any], str, dict[str, Any]]] = [
+        ("/v1/trajectories", "post", "add_trajectories: store scored trajectories; lessons follow in the background",
+         {"requestBody": _body(trajectories, ["trajectories"])}, "201", records),
+        ("/v1/experiences/search", "post", "experiences: the agent's lessons for a task, best first (read only)",
+         {"requestBody": content}, "200", hits),
+        ("/v1/tool_calls", "post", "record_tool_calls: store tool calls; the guides follow in the background",
+         {"requestBody": _body(calls, ["calls"])}, "201", records),
+        ("/v1/tool_stats", "get", "tool_stats: success rate, latency and tokens of a tool's latest calls",
+         {"parameters": tool}, "200", stats),
+        ("/v1/tool_guide", "get", "tool_guide: a tool's statistics and guidelines (null until written)",
+         {"parameters": tool}, "200", stats),
+        ("/v1/recent", "get", "recent: working memory, the scope's latest messages (or kinds), oldest first",
+         {"parameters": recent}, "200", records),
+    ]  # fmt: skip
+    return {
+        path: {method: {"summary": summary, **spec, "responses": {status: ok, **_ERRORS}}}
+        for path, method, summary, spec, status, ok in table
+    }

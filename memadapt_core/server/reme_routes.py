@@ -24,7 +24,7 @@ from memadapt_core.engine.experience_recall import render_guidance
 from memadapt_core.errors import ValidationError
 from memadapt_core.models import MemoryRecord, SearchHit
 
-from .http_api import Handler, _endpoint, _json_body, _scope
+from .http_api import Handler, _endpoint, _json_body, _required, _scope
 
 __all__ = ["reme_routes"]
 
@@ -34,12 +34,6 @@ _TOOL_CALLS = {"workspace_id", "tool_call_results"}
 _TOOL_NAMES = {"workspace_id", "tool_names"}
 # Names typed with a Chinese input method come separated by its full-width comma or the enumeration comma.
 _NAME_SEPARATORS = re.compile("[,\uff0c\u3001]")
-
-
-def _required(body: dict[str, Any], key: str, what: str) -> Any:
-    if body.get(key) is None:
-        raise ValidationError(key, f"is required: {what}")
-    return body[key]
 
 
 def _answer(answer: str, memories: list[dict[str, Any]], **extra: Any) -> JSONResponse:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 from mcp import ClientSession
+
+from memadapt_core.testing import ChatRequest, ScriptedLLMServer, ScriptItem
 
 TOKENS = {"token-ann": "ann", "token-bob": "bob"}
 START_DEADLINE_S = 30.0
@@ -67,7 +70,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def running_server(folder: Path, tokens: dict[str, str] = TOKENS, *extra: str) -> Iterator[Server]:
+def running_server(folder: Path, tokens: Mapping[str, object] = TOKENS, *extra: str) -> Iterator[Server]:
     """``memadapt serve`` on a free port of 127.0.0.1 over a store in ``folder``, ready when this yields."""
     folder.mkdir(parents=True, exist_ok=True)
     tokens_file = folder / "tokens.json"
@@ -111,3 +114,59 @@ async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> 
     assert not result.is_error, result.content
     assert result.structured_content is not None
     return result.structured_content
+
+
+LESSON = {
+    "when_to_use": "planning a project",
+    "content": "Split the plan into milestones with owners and dates.",
+    "evidence": "success",
+    "sources": [0],
+}
+ANSWERS: dict[str, ScriptItem] = {
+    "extract_experience": {"experiences": [LESSON]},
+    "validate_experience": {"judgements": [{"experience": 0, "valid": True, "reason": "supported"}]},
+    "extract": {"facts": [{"text": "The user drinks coffee while working in the morning", "sources": [0]}]},
+    "tool_guide": {"guidelines": "- Keep max_results at 5 or less."},
+}
+
+
+def by_operation(request: ChatRequest) -> ScriptItem | None:
+    """The scripted LLM's answer to each consolidation step: one lesson, one fact, one tool guide."""
+    return ANSWERS.get(request.operation or "")
+
+
+def eventually(probe: Callable[[], Any], within: float = 30.0) -> Any:
+    """The first truthy result of ``probe`` (the server consolidates in the background)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if found := probe():
+            return found
+        time.sleep(0.1)
+    pytest.fail("the background consolidation did not finish in time")
+
+
+async def until(probe: Callable[[], Awaitable[Any]], within: float = 30.0) -> Any:
+    """``eventually`` for a coroutine ``probe``, waiting without blocking the event loop."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if found := await probe():
+            return found
+        await asyncio.sleep(0.1)
+    pytest.fail("the background consolidation did not finish in time")
+
+
+def llm_environment(llm: ScriptedLLMServer) -> dict[str, str]:
+    return {"MEMADAPT_LLM__BASE_URL": llm.base_url, "MEMADAPT_LLM__MODEL": "scripted",
+            "MEMADAPT_TASK_MEMORY__TOOL_GUIDE_EVERY": "2"}  # fmt: skip
+
+
+@contextmanager
+def taught_server(
+    folder: Path, llm: ScriptedLLMServer, tokens: Mapping[str, object] = TOKENS, *extra: str
+) -> Iterator[Server]:
+    """``running_server`` whose consolidation asks the scripted ``llm`` (a tool guide every 2 calls)."""
+    with pytest.MonkeyPatch.context() as env:
+        for key, value in llm_environment(llm).items():
+            env.setenv(key, value)
+        with running_server(folder, tokens, *extra) as running:
+            yield running

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from memadapt_core.errors import ConfigurationError
+from memadapt_core.remote import RemoteMemory
 from memadapt_core.server.auth import load_tokens
 
 from .conftest import Server, running_server
@@ -39,6 +40,18 @@ OTHER_AGENT: list[tuple[str, str, dict[str, Any]]] = [
     ("POST", "/add_tool_call_result", {"workspace_id": "shop", "tool_call_results": [{"tool_name": "pay"}]}),
     ("POST", "/retrieve_tool_memory", {"workspace_id": "shop", "tool_names": "pay"}),
     ("POST", "/summary_tool_memory", {"workspace_id": "shop", "tool_names": "pay"}),
+    ("POST", "/v1/trajectories", {"trajectories": [STEP], "agent_id": "shop"}),
+    ("POST", "/v1/experiences/search", {"task": "train", "agent_id": "shop"}),
+    ("POST", "/v1/tool_calls", {"calls": [{"name": "pay"}], "agent_id": "shop"}),
+    ("GET", "/v1/tool_stats?tool_name=pay&agent_id=shop", {}),
+    ("GET", "/v1/tool_guide?tool_name=pay&agent_id=shop", {}),
+    ("GET", "/v1/recent?agent_id=shop", {}),
+]
+# Task memory a user writes is theirs: naming another user is refused even in a granted agent.
+OTHER_USER: list[tuple[str, str, dict[str, Any]]] = [
+    ("POST", "/v1/trajectories", {"trajectories": [STEP], "agent_id": "travel", "user_id": "bob"}),
+    ("POST", "/v1/tool_calls", {"calls": [{"name": "pay"}], "agent_id": "travel", "user_id": "bob"}),
+    ("GET", "/v1/recent?agent_id=travel&user_id=bob", {}),
 ]
 
 
@@ -54,14 +67,28 @@ def send(server: Server, headers: dict[str, str], method: str, path: str, body: 
     return httpx.request(method, f"{server.url}{path}", content=content, headers=headers | json_type, timeout=30)
 
 
-@pytest.mark.parametrize(("method", "path", "body"), OTHER_AGENT, ids=[f"{m} {p}" for m, p, _ in OTHER_AGENT])
-def test_a_granted_token_gets_403_for_an_agent_it_was_not_granted(
-    server: Server, method: str, path: str, body: dict[str, Any]
+REFUSED = [(*row, "shop") for row in OTHER_AGENT] + [(*row, "user_id") for row in OTHER_USER]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "named"), REFUSED, ids=[f"{m} {p}" for m, p, _, _ in REFUSED])
+def test_a_granted_token_gets_403_for_an_agent_it_was_not_granted_or_another_user(
+    server: Server, method: str, path: str, body: dict[str, Any], named: str
 ) -> None:
     refused = send(server, ANN, method, path, body)
 
     assert refused.status_code == 403, refused.text
-    assert "shop" in refused.json()["message"]
+    assert named in refused.json()["message"]
+
+
+def test_a_remote_client_is_refused_an_agent_its_token_was_not_granted(server: Server) -> None:
+    with RemoteMemory(server.url, token="token-ann-granted") as remote:
+        granted = remote.experiences("book a train", agent_id="travel")
+        with pytest.raises(ConfigurationError, match="shop"):
+            remote.experiences("book a train", agent_id="shop")
+        with pytest.raises(ConfigurationError, match="shop"):
+            remote.record_tool_calls({"name": "pay"}, agent_id="shop")
+
+    assert granted == []
 
 
 def test_a_granted_token_reaches_its_own_agent(server: Server) -> None:

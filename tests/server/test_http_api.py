@@ -130,6 +130,8 @@ def test_openapi_document_describes_every_route_without_a_token(server: Server) 
     assert set(document["paths"]) == {
         "/v1/memories", "/v1/search", "/v1/answer", "/v1/export", "/v1/memories/{id}", "/v1/memories/{id}/history",
         "/v1/get", "/v1/delete", "/v1/vectors", "/v1/count", "/v1/profile", "/v1/embed", "/v1/scope",
+        "/v1/trajectories", "/v1/experiences/search", "/v1/tool_calls", "/v1/tool_stats", "/v1/tool_guide",
+        "/v1/recent",
         "/summary_task_memory", "/retrieve_task_memory", "/summary_personal_memory", "/retrieve_personal_memory",
         "/add_tool_call_result", "/summary_tool_memory", "/retrieve_tool_memory", "/vector_store",
     }  # fmt: skip

@@ -1,5 +1,6 @@
 """Every adapter takes a `RemoteMemory` / `AsyncRemoteMemory` where it takes an engine, and works unchanged against
-`memadapt serve` (a real subprocess on 127.0.0.1, one for the module: each test is its own user)."""
+`memadapt serve` (a real subprocess on 127.0.0.1, one for the module: each test is its own user); the experience
+adapters against one that consolidates with a scripted LLM (each test its own agent)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from agentscope.formatter import OpenAIChatFormatter
 from agentscope.message import HintBlock, Msg, TextBlock, UserMsg
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import Toolkit
+from autogen_agentchat.messages import TextMessage
 from autogen_core.memory import MemoryContent
 from autogen_core.model_context import UnboundedChatCompletionContext
 from autogen_core.models import SystemMessage, UserMessage
@@ -22,13 +24,22 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
 
-from memadapt_agentscope import MemadaptMiddleware
-from memadapt_autogen import MemadaptMemory
+from memadapt_agentscope import MemadaptExperienceMiddleware, MemadaptMiddleware
+from memadapt_autogen import MemadaptExperienceMemory, MemadaptMemory
 from memadapt_core import ConfigurationError
 from memadapt_core.remote import AsyncRemoteMemory, RemoteMemory
-from memadapt_langchain import MemadaptChatMessageHistory, MemadaptRetriever, MemadaptStore, MemadaptVectorStore
+from memadapt_core.testing import ScriptedLLMServer
+from memadapt_langchain import (
+    MemadaptChatMessageHistory,
+    MemadaptExperienceRetriever,
+    MemadaptRetriever,
+    MemadaptStore,
+    MemadaptVectorStore,
+    create_experience_tool,
+    create_trajectory_tool,
+)
 
-from .conftest import Server, running_server
+from .conftest import LESSON, Server, by_operation, eventually, running_server, taught_server, until
 
 TOKENS = {"token-autogen": "ag", "token-agentscope": "as", "token-langchain": "lc", "token-langgraph": "lg"}
 
@@ -37,6 +48,16 @@ TOKENS = {"token-autogen": "ag", "token-agentscope": "as", "token-langchain": "l
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with running_server(tmp_path_factory.mktemp("serve"), TOKENS) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def taught(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server whose consolidation draws lessons (a scripted LLM): experience adapters need them."""
+    with (
+        ScriptedLLMServer(responder=by_operation) as llm,
+        taught_server(tmp_path_factory.mktemp("taught"), llm, TOKENS) as up,
+    ):
+        yield up
 
 
 async def test_autogen_memory_runs_against_the_service(server: Server) -> None:
@@ -66,9 +87,11 @@ class _RecallingModel(ChatModelBase):
         super().__init__(credential=CredentialBase(), model="offline", parameters=self.Parameters(), stream=False)
         self.formatter = OpenAIChatFormatter()
         self.notes: list[str] = []
+        self.prompts: list[str] = []
 
     async def _call_api(self, model_name: str, messages: list[Msg], *args: Any, **kwargs: Any) -> ChatResponse:
         self.notes += [b.hint for m in messages if m.name == "memory" for b in m.content if isinstance(b, HintBlock)]
+        self.prompts += [m.get_text_content() or "" for m in messages if m.role == "system"]
         return ChatResponse(content=[TextBlock(text="Noted")], is_last=True)
 
 
@@ -154,3 +177,55 @@ async def test_langgraph_store_runs_against_the_service(server: Server) -> None:
     assert big is not None
     assert json.dumps(big.value) == json.dumps({"content": "notes", "blob": "x" * 20_000})
     assert gone is None
+
+
+PLAN = "Help me create a project plan"
+NEXT = "Plan the next project"
+
+
+async def test_autogen_experience_memory_runs_against_the_service(taught: Server) -> None:
+    async with AsyncRemoteMemory(taught.url, token="token-autogen") as remote:
+        experience = MemadaptExperienceMemory(remote, agent_id="ag-bot", user_id="ag")
+        await experience.record([TextMessage(content=PLAN, source="user")], score=1.0)
+
+        async def recalled() -> list[MemoryContent]:
+            return (await experience.query(NEXT)).results
+
+        found = await until(recalled)
+        context = UnboundedChatCompletionContext()
+        await context.add_message(UserMessage(content=NEXT, source="user"))
+        await experience.update_context(context)
+    [system] = [m for m in await context.get_messages() if isinstance(m, SystemMessage)]
+    assert [r.content for r in found] == [LESSON["content"]]
+    assert LESSON["content"] in system.content
+
+
+async def test_agentscope_experience_middleware_runs_against_the_service(taught: Server) -> None:
+    remote = RemoteMemory(taught.url, token="token-agentscope")  # the sync client, through its async view
+
+    def agent(middleware: MemadaptExperienceMiddleware, model: _RecallingModel) -> Agent:
+        return Agent(name="assistant", system_prompt="Be brief.", model=model, toolkit=Toolkit(tools=[]),
+                     middlewares=[middleware])  # fmt: skip
+
+    graded = MemadaptExperienceMiddleware(remote, agent_id="as-bot", user_id="as", score=lambda task, reply: 1.0)
+    await agent(graded, _RecallingModel()).reply(UserMsg(name="as", content=PLAN))
+    await until(lambda: remote.as_async().experiences(NEXT, agent_id="as-bot"))
+    second = _RecallingModel()
+    await agent(MemadaptExperienceMiddleware(remote, agent_id="as-bot"), second).reply(UserMsg(name="as", content=NEXT))
+    await remote.as_async().close()
+    remote.close()
+    assert second.prompts
+    assert LESSON["content"] in second.prompts[0]
+
+
+def test_langchain_experience_retriever_and_tools_run_against_the_service(taught: Server) -> None:
+    with RemoteMemory(taught.url, token="token-langchain") as remote:
+        reported = create_trajectory_tool(remote, agent_id="lc-bot", user_id="lc").invoke(
+            {"task": PLAN, "steps": ["Listed the milestones"], "score": 1.0}
+        )
+        retriever = MemadaptExperienceRetriever(memory=remote, agent_id="lc-bot")
+        documents = eventually(lambda: retriever.invoke(NEXT))
+        guidance = create_experience_tool(remote, agent_id="lc-bot").invoke({"task": NEXT})
+    assert reported.startswith("Recorded attempt")
+    assert [d.page_content for d in documents] == [LESSON["content"]]
+    assert LESSON["content"] in guidance

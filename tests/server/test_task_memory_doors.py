@@ -4,8 +4,7 @@ the MCP task tools over stdio, with the real servers as subprocesses and a scrip
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -14,43 +13,12 @@ import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memadapt_core.testing import ChatRequest, ScriptedLLMServer, ScriptItem
+from memadapt_core.testing import ScriptedLLMServer
 
-from .conftest import Server, call, cli, running_server
+from .conftest import LESSON, Server, by_operation, call, cli, eventually, llm_environment, taught_server, until
 
 ANN = {"Authorization": "Bearer token-ann"}
 BOB = {"Authorization": "Bearer token-bob"}
-LESSON = {
-    "when_to_use": "planning a project",
-    "content": "Split the plan into milestones with owners and dates.",
-    "evidence": "success",
-    "sources": [0],
-}
-ANSWERS: dict[str, ScriptItem] = {
-    "extract_experience": {"experiences": [LESSON]},
-    "validate_experience": {"judgements": [{"experience": 0, "valid": True, "reason": "supported"}]},
-    "extract": {"facts": [{"text": "The user drinks coffee while working in the morning", "sources": [0]}]},
-    "tool_guide": {"guidelines": "- Keep max_results at 5 or less."},
-}
-
-
-def by_operation(request: ChatRequest) -> ScriptItem | None:
-    return ANSWERS.get(request.operation or "")
-
-
-def eventually(probe: Callable[[], Any], within: float = 30.0) -> Any:
-    """The first truthy result of ``probe`` (the server consolidates in the background)."""
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if found := probe():
-            return found
-        time.sleep(0.1)
-    pytest.fail("the background consolidation did not finish in time")
-
-
-def llm_environment(llm: ScriptedLLMServer) -> dict[str, str]:
-    return {"MEMADAPT_LLM__BASE_URL": llm.base_url, "MEMADAPT_LLM__MODEL": "scripted",
-            "MEMADAPT_TASK_MEMORY__TOOL_GUIDE_EVERY": "2"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +29,8 @@ def llm() -> Iterator[ScriptedLLMServer]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, llm: ScriptedLLMServer) -> Iterator[Server]:
-    with pytest.MonkeyPatch.context() as env:
-        for key, value in llm_environment(llm).items():
-            env.setenv(key, value)
-        with running_server(tmp_path_factory.mktemp("reme")) as running:
-            yield running
+    with taught_server(tmp_path_factory.mktemp("reme"), llm) as running:
+        yield running
 
 
 def test_remes_task_memory_bodies_store_trajectories_and_retrieve_experience(server: Server) -> None:
@@ -186,17 +151,6 @@ async def stdio_session(store: Path, llm: ScriptedLLMServer, *args: str) -> Asyn
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             yield session
-
-
-async def until(probe: Callable[[], Any], within: float = 30.0) -> Any:
-    import anyio
-
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if found := await probe():
-            return found
-        await anyio.sleep(0.1)
-    pytest.fail("the background consolidation did not finish in time")
 
 
 async def test_mcp_task_tools_learn_from_a_trajectory_and_guide_a_tool(tmp_path: Path, llm: ScriptedLLMServer) -> None:

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from memadapt_core.remote import AsyncRemoteMemory
+
 from .conftest import TOKENS, Server, running_server
 
 FLOOD = 40
@@ -45,3 +47,14 @@ def test_a_flooding_token_gets_429_with_retry_after_and_every_other_answer_is_st
 def test_another_token_is_served_while_one_floods(server: Server) -> None:
     _, bob = asyncio.run(_flood(server))
     assert bob.status_code == 201, bob.text
+
+
+def test_the_remote_client_waits_and_sends_again_so_every_add_is_stored(server: Server) -> None:
+    async def many() -> list[int]:
+        async with AsyncRemoteMemory(server.url, token="token-bob") as bob:
+            added = await asyncio.gather(
+                *(bob.add(f"Bob's note number {n} about the allotment", session_id=f"r{n}") for n in range(12))
+            )
+            return [len(records) for records in added]
+
+    assert asyncio.run(many()) == [1] * 12
