@@ -395,7 +395,7 @@ def _fail(exc: BaseException, code: int) -> int:
 def _one_line(exc: BaseException) -> str:
     """The error on one line: a settings error as ``field: problem`` (pydantic's report spans several lines)."""
     cause = exc.__cause__
-    if isinstance(cause, pydantic.ValidationError):
+    if isinstance(exc, ConfigurationError) and isinstance(cause, pydantic.ValidationError):
         problems = []
         for error in cause.errors():
             where = ".".join(str(part) for part in error["loc"])

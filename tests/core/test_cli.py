@@ -59,6 +59,19 @@ def test_export_import_list_delete_round_trip(tmp_path: Path, capsys: pytest.Cap
     assert (code, json.loads(out)["points"]) == (0, 1)
 
 
+def test_an_import_line_without_an_id_is_refused_naming_the_line_and_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dump = tmp_path / "dump.jsonl"
+    moment = "2024-05-01T10:00:00Z"
+    line = {"text": "a note", "user_id": "ann", "observed_at": moment, "created_at": moment, "updated_at": moment}
+    dump.write_text(json.dumps(line) + "\n", encoding="utf-8")
+
+    code, _, err = _run(capsys, "--path", str(tmp_path / "store"), "import", str(dump))
+
+    assert (code, err) == (2, "memadapt: line 1: id: Field required\n")
+
+
 def test_global_options_may_follow_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "store")
     _run(capsys, "add", "I keep bees", "--user", "ann", "--path", store)
