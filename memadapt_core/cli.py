@@ -61,7 +61,8 @@ def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
     options.add_argument("--url", help="a Qdrant server, instead of the embedded store", **unset)
     options.add_argument(
         "--embedder",
-        help="dense embedder: minilm (default), wordllama (fast), openai, fastembed (MEMADAPT_EMBEDDER__*)",
+        help="dense embedder: multilingual (default: MiniLM + USE-m3), minilm (English only), use (USE-m3), "
+        "wordllama (fast), openai, fastembed, or a plugin's (MEMADAPT_EMBEDDER__*; docs/languages.md)",
         **unset,
     )
     options.add_argument("--json", action="store_true", help="machine-readable output", **unset)

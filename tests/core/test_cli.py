@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -106,6 +107,21 @@ def test_help_documents_every_exit_code(capsys: pytest.CaptureFixture[str]) -> N
     assert code == 0
     for exit_code, meaning in EXIT_CODES.items():
         assert f"{exit_code:<4} {meaning}" in out
+
+
+def test_help_names_every_built_in_embedder_and_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    from memadapt_core.config import EmbedderSettings
+    from memadapt_core.plugins import BuiltinPlugin
+
+    names: list[str] = []
+    BuiltinPlugin().memadapt_register_embedders(register=lambda name, factory: names.append(name))
+
+    code, out, _ = _run(capsys, "--help")
+
+    help_text = " ".join(out.split())
+    assert code == 0
+    assert f"{EmbedderSettings.model_fields['provider'].default} (default" in help_text
+    assert set(names) <= set(re.findall(r"[\w-]+", help_text))
 
 
 def test_a_usage_error_returns_two_instead_of_raising(capsys: pytest.CaptureFixture[str]) -> None:
