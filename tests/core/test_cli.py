@@ -55,7 +55,7 @@ def test_export_import_list_delete_round_trip(tmp_path: Path, capsys: pytest.Cap
     assert "imported 2" in _run(capsys, "--path", b, "import", dump)[1]
     code, out, _ = _run(capsys, "--path", b, "--json", "list", "--user", "ann")
     assert [r["text"] for r in json.loads(out)["records"]] == ["first", "second"]
-    assert "deleted 1" in _run(capsys, "--path", b, "delete", "--user", "ann", "--session", "s1")[1]
+    assert "deleted 1" in _run(capsys, "--path", b, "delete", "--user", "ann", "--session", "s1", "--yes")[1]
     code, out, _ = _run(capsys, "--path", b, "--json", "stats")
     assert (code, json.loads(out)["points"]) == (0, 1)
 
