@@ -18,6 +18,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from datetime import datetime
 from importlib import metadata
 from typing import Any
 
@@ -43,6 +44,7 @@ from .cli_output import (
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
 from .models import KINDS, WRITABLE_KINDS, SearchHit
+from .validation import parse_moment, parse_time_range
 
 __all__ = ["EXIT_CODES", "main"]
 
@@ -103,6 +105,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=5)
     search.add_argument("--kinds", nargs="+", choices=list(KINDS))
     search.add_argument("--threshold", type=float)
+    search.add_argument("--now", help="the moment the query's time words count from (ISO 8601; default: now)")
+    search.add_argument(
+        "--time-range", nargs=2, metavar=("START", "END"),
+        help="only records observed from START up to END (ISO 8601 dates or date-times, UTC unless an offset is "
+        "given; - leaves that end open)",
+    )  # fmt: skip
 
     lst = sub.add_parser("list", parents=after, help="records of a scope, oldest first")
     scope_args(lst)
@@ -223,7 +231,10 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
         emit(ns, out, [record_line(r) for r in records] or ["(not stored: a plugin declined it)"])
         return EXIT_OK
     if ns.command == "search":
-        hits = mem.search(ns.query, limit=ns.limit, kinds=ns.kinds, threshold=ns.threshold, **scope(ns))
+        hits = mem.search(
+            ns.query, limit=ns.limit, kinds=ns.kinds, threshold=ns.threshold, now=_now(ns.now),
+            time_range=_time_range(ns.time_range), **scope(ns),
+        )  # fmt: skip
         emit(
             ns,
             [h.model_dump(mode="json") for h in hits],
@@ -265,6 +276,21 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
     mem.optimize()
     emit(ns, {"optimized": True}, ["optimized"])
     return EXIT_OK
+
+
+def _now(value: str | None) -> datetime | None:
+    return None if value is None else parse_moment("--now", value)
+
+
+def _time_range(ends: list[str] | None) -> tuple[datetime | None, datetime | None] | None:
+    """``--time-range START END``, either ``-`` for open, checked as the engine checks ``time_range``."""
+    if ends is None:
+        return None
+    try:
+        return parse_time_range([None if end == "-" else end for end in ends])
+    except ValidationError as exc:
+        field = "--time-range"
+        raise ValidationError(field, exc.problem) from exc
 
 
 def _reme(ns: argparse.Namespace, mem: Memory) -> int:

@@ -35,6 +35,50 @@ def test_search_json_output_is_machine_readable(tmp_path: Path, capsys: pytest.C
     assert json.loads(out)[0]["record"]["text"] == "I keep bees"
 
 
+@pytest.fixture
+def bees_in_january_and_may(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    store = str(tmp_path / "store")
+    _run(capsys, "--path", store, "add", "I saw bees in the garden", "--user", "ann", "--timestamp", "2024-01-10")
+    _run(capsys, "--path", store, "add", "I saw bees on the roof", "--user", "ann", "--timestamp", "2024-05-10")
+    return store
+
+
+def test_search_with_a_time_range_finds_only_what_was_observed_in_it(
+    bees_in_january_and_may: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ("--json", "search", "bees", "--user", "ann", "--time-range", "2024-05-01", "-")
+
+    code, out, _ = _run(capsys, "--path", bees_in_january_and_may, *args)
+
+    assert (code, [h["record"]["text"] for h in json.loads(out)]) == (0, ["I saw bees on the roof"])
+
+
+@pytest.mark.parametrize(
+    ("now", "first"), [("2024-01-15", "I saw bees in the garden"), ("2024-05-15", "I saw bees on the roof")]
+)
+def test_search_counts_the_querys_time_words_from_now(
+    bees_in_january_and_may: str, capsys: pytest.CaptureFixture[str], now: str, first: str
+) -> None:
+    args = ("--json", "search", "bees last week", "--user", "ann", "--threshold", "0", "--now", now)
+
+    code, out, _ = _run(capsys, "--path", bees_in_january_and_may, *args)
+
+    assert (code, json.loads(out)[0]["record"]["text"]) == (0, first)
+
+
+@pytest.mark.parametrize(
+    ("flag", "values"),
+    [("--now", ["yesterday"]), ("--time-range", ["2024-05-01", "May"]), ("--time-range", ["2024-05-01", "2024-01-01"]),
+     ("--time-range", ["-", "-"])],
+)  # fmt: skip
+def test_a_bad_search_moment_is_refused_naming_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, values: list[str]
+) -> None:
+    code, _, err = _run(capsys, "--path", str(tmp_path / "store"), "search", "bees", "--user", "ann", flag, *values)
+
+    assert (code, err.startswith(f"memadapt: {flag}: ")) == (2, True)
+
+
 def test_nothing_found_exits_with_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "store")
     _run(capsys, "--path", store, "add", "I keep bees", "--user", "ann")
