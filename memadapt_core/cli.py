@@ -1,11 +1,13 @@
-"""The ``memadapt`` command: add, search, list, delete, export, import, stats, optimize, doctor; chat; mcp and serve.
+"""The ``memadapt`` command: add, search, list, get, update, history, delete, export, import, stats, optimize,
+doctor; chat; mcp and serve.
 
 Human output by default, ``--json`` for scripts; global options go before or after the command. Exit codes
-(``EXIT_CODES``, shown by ``--help``): 0 done; 1 nothing found (search, delete); 2 bad input or usage; 3 store
-unavailable or locked; 4 configuration error (a setting, or a missing extra); 5 any other error; 130 interrupted.
+(``EXIT_CODES``, shown by ``--help``): 0 done; 1 nothing found (search; get, update, history, delete of an id); 2 bad
+input or usage; 3 store unavailable or locked; 4 configuration error (a setting, or a missing extra); 5 any other
+error; 130 interrupted.
 
-A few lines past 400: the argument tables of every subcommand are here, so that ``--help`` is read in one place;
-what a command does beyond its arguments lives in its own module (``chat_cli``, ``doctor``, ``server``).
+The argument tables of most subcommands are here, so that ``--help`` is read in one place; what a command does
+beyond its arguments lives in its own module (``cli_records``, ``chat_cli``, ``doctor``, ``server``).
 """
 
 from __future__ import annotations
@@ -15,41 +17,39 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Sequence
+from datetime import datetime
 from importlib import metadata
 from typing import Any
 
 import pydantic
 
-from . import chat_cli
+from . import chat_cli, cli_records
 from .backends.edge_holder import forget_holder, set_holder
+from .cli_output import (
+    EXIT_CODES,
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_STORE,
+    emit,
+    progress_bar,
+    record_line,
+    scope,
+    scope_args,
+)
 from .engine import Memory
 from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
-from .models import KINDS, WRITABLE_KINDS, MemoryRecord, SearchHit
+from .models import KINDS, WRITABLE_KINDS, SearchHit
+from .validation import parse_moment, parse_time_range
 
 __all__ = ["EXIT_CODES", "main"]
 
-EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_STORE, EXIT_CONFIG, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
-EXIT_CODES = {
-    EXIT_OK: "done",
-    EXIT_NOT_FOUND: "nothing found (search; delete of an id)",
-    EXIT_INPUT: "bad input or usage",
-    EXIT_STORE: "store unavailable or locked",
-    EXIT_CONFIG: "configuration error: a setting, or a missing extra (the message gives the install line)",
-    EXIT_ERROR: "any other error",
-    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
-}
-
-
 FORMATS = ("memadapt", "reme")
 _FORMAT_HELP = "memadapt's records (default), or ReMe's experience library lines (an agent's lessons)"
-
-
-def _scope_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--user", dest="user_id", help="user id")
-    p.add_argument("--agent", dest="agent_id", help="agent id")
-    p.add_argument("--session", dest="session_id", help="session id")
 
 
 def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
@@ -61,7 +61,8 @@ def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
     options.add_argument("--url", help="a Qdrant server, instead of the embedded store", **unset)
     options.add_argument(
         "--embedder",
-        help="dense embedder: minilm (default), wordllama (fast), openai, fastembed (MEMADAPT_EMBEDDER__*)",
+        help="dense embedder: multilingual (default: MiniLM + USE-m3), minilm (English only), use (USE-m3), "
+        "wordllama (fast), openai, fastembed, or a plugin's (MEMADAPT_EMBEDDER__*; docs/languages.md)",
         **unset,
     )
     options.add_argument("--json", action="store_true", help="machine-readable output", **unset)
@@ -90,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add = sub.add_parser("add", parents=after, help="store a message or a fact")
     add.add_argument("text")
-    _scope_args(add)
+    scope_args(add)
     add.add_argument("--kind", default="message", choices=list(WRITABLE_KINDS))
     add.add_argument("--role", default="user")
     add.add_argument("--name")
@@ -100,13 +101,19 @@ def _parser() -> argparse.ArgumentParser:
 
     search = sub.add_parser("search", parents=after, help="hybrid, time-aware search in one scope")
     search.add_argument("query")
-    _scope_args(search)
+    scope_args(search)
     search.add_argument("--limit", type=int, default=5)
     search.add_argument("--kinds", nargs="+", choices=list(KINDS))
     search.add_argument("--threshold", type=float)
+    search.add_argument("--now", help="the moment the query's time words count from (ISO 8601; default: now)")
+    search.add_argument(
+        "--time-range", nargs=2, metavar=("START", "END"),
+        help="only records observed from START up to END (ISO 8601 dates or date-times, UTC unless an offset is "
+        "given; - leaves that end open)",
+    )  # fmt: skip
 
     lst = sub.add_parser("list", parents=after, help="records of a scope, oldest first")
-    _scope_args(lst)
+    scope_args(lst)
     lst.add_argument("--limit", type=int, default=50)
     lst.add_argument("--cursor")
     lst.add_argument("--kinds", nargs="+", choices=list(KINDS))
@@ -116,13 +123,11 @@ def _parser() -> argparse.ArgumentParser:
     profile.add_argument("--agent", dest="agent_id", help="agent id")
     profile.add_argument("--as-of", dest="as_of", help="the profile as it stood then (ISO 8601)")
 
-    delete = sub.add_parser("delete", parents=after, help="delete one record by id, or everything in a scope")
-    delete.add_argument("id", nargs="?")
-    _scope_args(delete)
+    cli_records.add_commands(sub, after)
 
     export = sub.add_parser("export", parents=after, help="write records as JSON Lines")
     export.add_argument("file")
-    _scope_args(export)
+    scope_args(export)
     export.add_argument("--agent-id", dest="agent_id", help="the agent (with --format reme: whose lessons)")
     export.add_argument("--format", choices=FORMATS, default="memadapt", help=_FORMAT_HELP)
     imp = sub.add_parser("import", parents=after, help="read a JSON Lines export (re-embedding)")
@@ -155,7 +160,7 @@ def _doctor(ns: argparse.Namespace, options: dict[str, Any]) -> int:
     from . import doctor
 
     report = doctor.salvage(options, ns.salvage) if ns.salvage else doctor.check_in_scratch(options)
-    _emit(ns, report, [f"{k}: {v}" for k, v in report.items()])
+    emit(ns, report, [f"{k}: {v}" for k, v in report.items()])
     return EXIT_OK if report["verdict"].startswith("ok") else EXIT_STORE
 
 
@@ -210,43 +215,8 @@ def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def _scope(ns: argparse.Namespace) -> dict[str, Any]:
-    return {"user_id": ns.user_id, "agent_id": ns.agent_id, "session_id": ns.session_id}
-
-
-def _record_line(r: MemoryRecord) -> str:
-    who = r.name or r.role or r.kind
-    return f"{r.id}  {r.observed_at:%Y-%m-%d %H:%M}  [{r.kind}] {who}: {r.text}"
-
-
 def _hit_line(h: SearchHit) -> str:
-    return f"{h.score:6.3f}  {_record_line(h.record)}"
-
-
-def _progress(total_label: str, quiet: bool) -> tuple[AbstractContextManager[Any], Callable[[int], None]]:
-    """A progress line on stderr (stdout carries the result): records done, their recent rate, time elapsed."""
-    if quiet:
-        return nullcontext(), lambda n: None
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TextColumn("{task.completed:,.0f} records"),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
-    task = progress.add_task(total_label, total=None, rate="")
-
-    def tick(n: int) -> None:
-        progress.advance(task, n)
-        speed = progress.tasks[0].speed
-        progress.update(task, rate=f"{speed:,.0f}/s" if speed else "")
-
-    return progress, tick
+    return f"{h.score:6.3f}  {record_line(h.record)}"
 
 
 def _run(ns: argparse.Namespace, mem: Memory) -> int:
@@ -261,63 +231,71 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
         except json.JSONDecodeError as exc:
             field = "--metadata"
             raise ValidationError(field, f"is not JSON: {exc}") from exc
-        records = mem.add(message, kind=ns.kind, metadata=meta, **_scope(ns))
+        records = mem.add(message, kind=ns.kind, metadata=meta, **scope(ns))
         out = [r.model_dump(mode="json") for r in records]
-        _emit(ns, out, [_record_line(r) for r in records] or ["(not stored: a plugin declined it)"])
+        emit(ns, out, [record_line(r) for r in records] or ["(not stored: a plugin declined it)"])
         return EXIT_OK
     if ns.command == "search":
-        hits = mem.search(ns.query, limit=ns.limit, kinds=ns.kinds, threshold=ns.threshold, **_scope(ns))
-        _emit(
+        hits = mem.search(
+            ns.query, limit=ns.limit, kinds=ns.kinds, threshold=ns.threshold, now=_now(ns.now),
+            time_range=_time_range(ns.time_range), **scope(ns),
+        )  # fmt: skip
+        emit(
             ns,
             [h.model_dump(mode="json") for h in hits],
             [_hit_line(h) for h in hits] or ["(nothing relevant)"],
         )
         return EXIT_OK if hits else EXIT_NOT_FOUND
     if ns.command == "list":
-        page = mem.list(limit=ns.limit, cursor=ns.cursor, kinds=ns.kinds, **_scope(ns))
-        lines = [_record_line(r) for r in page.records]
+        page = mem.list(limit=ns.limit, cursor=ns.cursor, kinds=ns.kinds, **scope(ns))
+        lines = [record_line(r) for r in page.records]
         if page.next_cursor:
             lines.append(f"(more: --cursor {page.next_cursor})")
-        _emit(ns, page.model_dump(mode="json"), lines or ["(empty)"])
+        emit(ns, page.model_dump(mode="json"), lines or ["(empty)"])
         return EXIT_OK
     if ns.command == "profile":
         found = mem.profile(user_id=ns.user_id, agent_id=ns.agent_id, as_of=ns.as_of)
         lines = [f"version {found.version}", *found.lines()] if not found.is_empty() else ["(no profile yet)"]
-        _emit(ns, found.model_dump(mode="json"), lines)
+        emit(ns, found.model_dump(mode="json"), lines)
         return EXIT_OK if not found.is_empty() else EXIT_NOT_FOUND
-    if ns.command == "delete":
-        scope = _scope(ns)
-        if ns.id is not None:
-            if any(scope.values()):
-                field = "id"
-                raise ValidationError(field, "give a record id or a scope, not both")
-            done = mem.delete(ns.id)
-            _emit(ns, {"deleted": int(done)}, [f"deleted {ns.id}" if done else f"no record {ns.id}"])
-            return EXIT_OK if done else EXIT_NOT_FOUND
-        n = mem.delete_all(**scope)
-        _emit(ns, {"deleted": n}, [f"deleted {n} records"])
-        return EXIT_OK
+    if ns.command in cli_records.COMMANDS:
+        return cli_records.run(ns, mem)
     if ns.command in ("export", "import") and ns.format == "reme":
         return _reme(ns, mem)
     if ns.command in ("export", "import"):
         if ns.command == "import" and ns.agent_id is not None:
             field = "--agent-id"
             raise ValidationError(field, "only with --format reme (a memadapt export names each record's scope)")
-        bar, tick = _progress(f"{ns.command}ing", ns.json or not sys.stderr.isatty())
+        bar, tick = progress_bar(f"{ns.command}ing", ns.json or not sys.stderr.isatty())
         with bar:
             if ns.command == "export":
-                n = mem.export(ns.file, progress=tick, **_scope(ns))
+                n = mem.export(ns.file, progress=tick, **scope(ns))
             else:
                 n = mem.import_(ns.file, progress=tick, resume=ns.resume)
-        _emit(ns, {ns.command + "ed": n}, [f"{ns.command}ed {n} records ({ns.file})"])
+        emit(ns, {ns.command + "ed": n}, [f"{ns.command}ed {n} records ({ns.file})"])
         return EXIT_OK
     if ns.command == "stats":
         stats = mem.stats()
-        _emit(ns, stats, [f"{k}: {v}" for k, v in stats.items()])
+        emit(ns, stats, [f"{k}: {v}" for k, v in stats.items()])
         return EXIT_OK
     mem.optimize()
-    _emit(ns, {"optimized": True}, ["optimized"])
+    emit(ns, {"optimized": True}, ["optimized"])
     return EXIT_OK
+
+
+def _now(value: str | None) -> datetime | None:
+    return None if value is None else parse_moment("--now", value)
+
+
+def _time_range(ends: list[str] | None) -> tuple[datetime | None, datetime | None] | None:
+    """``--time-range START END``, either ``-`` for open, checked as the engine checks ``time_range``."""
+    if ends is None:
+        return None
+    try:
+        return parse_time_range([None if end == "-" else end for end in ends])
+    except ValidationError as exc:
+        field = "--time-range"
+        raise ValidationError(field, exc.problem) from exc
 
 
 def _reme(ns: argparse.Namespace, mem: Memory) -> int:
@@ -325,11 +303,11 @@ def _reme(ns: argparse.Namespace, mem: Memory) -> int:
     if ns.agent_id is None:
         field = "--agent-id"
         raise ValidationError(field, "is required with --format reme: the agent whose lessons these are")
-    bar, tick = _progress(f"{ns.command}ing lessons", ns.json or not sys.stderr.isatty())
+    bar, tick = progress_bar(f"{ns.command}ing lessons", ns.json or not sys.stderr.isatty())
     with bar:
         if ns.command == "export":
             n = mem.export_reme(ns.file, agent_id=ns.agent_id, progress=tick)
-            _emit(ns, {"exported": n}, [f"exported {n} lessons of {ns.agent_id} ({ns.file})"])
+            emit(ns, {"exported": n}, [f"exported {n} lessons of {ns.agent_id} ({ns.file})"])
             return EXIT_OK
         done = mem.import_reme(ns.file, agent_id=ns.agent_id, progress=tick)
     line = (
@@ -338,12 +316,8 @@ def _reme(ns: argparse.Namespace, mem: Memory) -> int:
     )
     if done.skipped_personal:
         line += f"; {done.skipped_personal} personal memories skipped (no target user)"
-    _emit(ns, done.model_dump(), [line])
+    emit(ns, done.model_dump(), [line])
     return EXIT_OK
-
-
-def _emit(ns: argparse.Namespace, data: Any, lines: Sequence[str]) -> None:
-    print(json.dumps(data, ensure_ascii=False, default=str) if ns.json else "\n".join(lines))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -400,7 +374,7 @@ def _fail(exc: BaseException, code: int) -> int:
 def _one_line(exc: BaseException) -> str:
     """The error on one line: a settings error as ``field: problem`` (pydantic's report spans several lines)."""
     cause = exc.__cause__
-    if isinstance(cause, pydantic.ValidationError):
+    if isinstance(exc, ConfigurationError) and isinstance(cause, pydantic.ValidationError):
         problems = []
         for error in cause.errors():
             where = ".".join(str(part) for part in error["loc"])

@@ -96,9 +96,13 @@ def parse_export_line(line: str, number: int, max_chars: int, scopes: dict[Scope
     where = f"line {number}"
     try:
         data = decode_line(line)
-        history = [HistoryEvent.model_validate(e) for e in data.pop("history", [])]
+        history = _history(where, data.pop("history", []))
         record = MemoryRecord.model_validate(data)
-    except (ValueError, pydantic.ValidationError, AttributeError, TypeError) as exc:
+    except ValidationError:
+        raise
+    except pydantic.ValidationError as exc:
+        raise ValidationError(where, _fields_at_fault(exc)) from exc
+    except (ValueError, AttributeError, TypeError) as exc:  # not JSON, or not an object
         raise ValidationError(where, f"is not a memadapt export record: {exc}") from exc
     if record.user_id is None and record.agent_id is None and record.session_id is None:
         raise ValidationError(where, "has no user_id, agent_id or session_id")
@@ -123,6 +127,25 @@ def parse_export_line(line: str, number: int, max_chars: int, scopes: dict[Scope
     if (rid, text) != (record.id, record.text):
         record = record.model_copy(update={"id": rid, "text": text})
     return Imported(record, history, scope)
+
+
+_HISTORY = pydantic.TypeAdapter(list[HistoryEvent])
+
+
+def _history(where: str, value: object) -> list[HistoryEvent]:
+    try:
+        return _HISTORY.validate_python(value)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(where, _fields_at_fault(exc, "history")) from exc
+
+
+def _fields_at_fault(exc: pydantic.ValidationError, prefix: str = "") -> str:
+    """pydantic's report on one line, each problem after the field it is about: ``id: Field required``."""
+    problems = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in (prefix, *error["loc"]) if part != "") or "record"
+        problems.append(f"{field}: {error['msg'].removeprefix('Value error, ')}")
+    return "; ".join(problems)
 
 
 def _scope_of(ids: ScopeKey, scopes: dict[ScopeKey, Scope] | None) -> Scope:

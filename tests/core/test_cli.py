@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -34,6 +35,50 @@ def test_search_json_output_is_machine_readable(tmp_path: Path, capsys: pytest.C
     assert json.loads(out)[0]["record"]["text"] == "I keep bees"
 
 
+@pytest.fixture
+def bees_in_january_and_may(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    store = str(tmp_path / "store")
+    _run(capsys, "--path", store, "add", "I saw bees in the garden", "--user", "ann", "--timestamp", "2024-01-10")
+    _run(capsys, "--path", store, "add", "I saw bees on the roof", "--user", "ann", "--timestamp", "2024-05-10")
+    return store
+
+
+def test_search_with_a_time_range_finds_only_what_was_observed_in_it(
+    bees_in_january_and_may: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ("--json", "search", "bees", "--user", "ann", "--time-range", "2024-05-01", "-")
+
+    code, out, _ = _run(capsys, "--path", bees_in_january_and_may, *args)
+
+    assert (code, [h["record"]["text"] for h in json.loads(out)]) == (0, ["I saw bees on the roof"])
+
+
+@pytest.mark.parametrize(
+    ("now", "first"), [("2024-01-15", "I saw bees in the garden"), ("2024-05-15", "I saw bees on the roof")]
+)
+def test_search_counts_the_querys_time_words_from_now(
+    bees_in_january_and_may: str, capsys: pytest.CaptureFixture[str], now: str, first: str
+) -> None:
+    args = ("--json", "search", "bees last week", "--user", "ann", "--threshold", "0", "--now", now)
+
+    code, out, _ = _run(capsys, "--path", bees_in_january_and_may, *args)
+
+    assert (code, json.loads(out)[0]["record"]["text"]) == (0, first)
+
+
+@pytest.mark.parametrize(
+    ("flag", "values"),
+    [("--now", ["yesterday"]), ("--time-range", ["2024-05-01", "May"]), ("--time-range", ["2024-05-01", "2024-01-01"]),
+     ("--time-range", ["-", "-"])],
+)  # fmt: skip
+def test_a_bad_search_moment_is_refused_naming_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, values: list[str]
+) -> None:
+    code, _, err = _run(capsys, "--path", str(tmp_path / "store"), "search", "bees", "--user", "ann", flag, *values)
+
+    assert (code, err.startswith(f"memadapt: {flag}: ")) == (2, True)
+
+
 def test_nothing_found_exits_with_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(tmp_path / "store")
     _run(capsys, "--path", store, "add", "I keep bees", "--user", "ann")
@@ -54,9 +99,22 @@ def test_export_import_list_delete_round_trip(tmp_path: Path, capsys: pytest.Cap
     assert "imported 2" in _run(capsys, "--path", b, "import", dump)[1]
     code, out, _ = _run(capsys, "--path", b, "--json", "list", "--user", "ann")
     assert [r["text"] for r in json.loads(out)["records"]] == ["first", "second"]
-    assert "deleted 1" in _run(capsys, "--path", b, "delete", "--user", "ann", "--session", "s1")[1]
+    assert "deleted 1" in _run(capsys, "--path", b, "delete", "--user", "ann", "--session", "s1", "--yes")[1]
     code, out, _ = _run(capsys, "--path", b, "--json", "stats")
     assert (code, json.loads(out)["points"]) == (0, 1)
+
+
+def test_an_import_line_without_an_id_is_refused_naming_the_line_and_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dump = tmp_path / "dump.jsonl"
+    moment = "2024-05-01T10:00:00Z"
+    line = {"text": "a note", "user_id": "ann", "observed_at": moment, "created_at": moment, "updated_at": moment}
+    dump.write_text(json.dumps(line) + "\n", encoding="utf-8")
+
+    code, _, err = _run(capsys, "--path", str(tmp_path / "store"), "import", str(dump))
+
+    assert (code, err) == (2, "memadapt: line 1: id: Field required\n")
 
 
 def test_global_options_may_follow_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -93,6 +151,21 @@ def test_help_documents_every_exit_code(capsys: pytest.CaptureFixture[str]) -> N
     assert code == 0
     for exit_code, meaning in EXIT_CODES.items():
         assert f"{exit_code:<4} {meaning}" in out
+
+
+def test_help_names_every_built_in_embedder_and_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    from memadapt_core.config import EmbedderSettings
+    from memadapt_core.plugins import BuiltinPlugin
+
+    names: list[str] = []
+    BuiltinPlugin().memadapt_register_embedders(register=lambda name, factory: names.append(name))
+
+    code, out, _ = _run(capsys, "--help")
+
+    help_text = " ".join(out.split())
+    assert code == 0
+    assert f"{EmbedderSettings.model_fields['provider'].default} (default" in help_text
+    assert set(names) <= set(re.findall(r"[\w-]+", help_text))
 
 
 def test_a_usage_error_returns_two_instead_of_raising(capsys: pytest.CaptureFixture[str]) -> None:

@@ -70,6 +70,27 @@ def test_a_bad_scope_id_on_a_later_line_names_that_line_and_field_and_writes_not
     assert memory.count(user_id="alice") == 0
 
 
+def test_a_line_missing_a_field_names_that_line_and_the_field(memory: Memory, tmp_path: Path) -> None:
+    dump, records = _lines(tmp_path, ["one", "two"])
+    del records[1]["id"]
+    dump.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    with pytest.raises(ValidationError) as err:
+        memory.import_(dump)
+
+    assert str(err.value) == "line 2: id: Field required"
+
+
+def test_a_bad_history_event_names_that_line_and_the_event_field(memory: Memory, tmp_path: Path) -> None:
+    dump, _ = _lines(tmp_path, ["one"], history=[{"record_id": "x", "event": "add", "at": "not a time"}])
+
+    with pytest.raises(ValidationError) as err:
+        memory.import_(dump)
+
+    assert err.value.field == "line 1"
+    assert err.value.problem.startswith("history.0.at: ")
+
+
 def test_a_reserved_metadata_key_on_a_later_line_names_that_line_and_key(memory: Memory, tmp_path: Path) -> None:
     dump, _ = _lines(tmp_path, ["one", "two"], metadata={"user_id": "mallory"})
 
