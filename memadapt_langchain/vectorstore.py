@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -14,6 +15,7 @@ from ._mmr import SCAN_PAGE, mmr_pick, nearest
 
 __all__ = ["DEFAULT_AGENT_ID", "MemadaptVectorStore"]
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")  # what the engine's metadata paths take unquoted
 DEFAULT_AGENT_ID = "langchain"
 """The scope of a store built without ids: ``agent_id="langchain"``."""
 
@@ -30,7 +32,21 @@ def _filters(filter: dict[str, JSON] | None) -> dict[str, JSON] | None:
     if not isinstance(filter, Mapping):
         field = "filter"
         raise ValidationError(field, f"must be a dict of metadata conditions, not {type(filter).__name__}")
-    return {f"{LANGCHAIN_KEY}.{key}": cond for key, cond in filter.items()}
+    return {f"{LANGCHAIN_KEY}.{_literal(key)}": cond for key, cond in filter.items()}
+
+
+def _literal(key: str) -> str:
+    """A filter key as LangChain's stores read it: the metadata key itself, dots and all (``"file.name"`` is the
+    key ``file.name``, not ``name`` inside ``file``), quoted for the engine's metadata paths when it needs to be."""
+    if _PLAIN_KEY.fullmatch(key):
+        return key
+    if key.startswith("$"):
+        field = f"filter.{key}"
+        raise ValidationError(field, "is not a metadata key: give {key: value} or {key: {operator: value}} per key")
+    if '"' in key or "\\" in key:
+        field = f"filter.{key}"
+        raise ValidationError(field, "a metadata key with a double quote or a backslash cannot be filtered on")
+    return f'"{key}"'
 
 
 def _scored(hits: list[SearchHit]) -> list[tuple[Document, float]]:

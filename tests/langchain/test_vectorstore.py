@@ -88,6 +88,25 @@ async def test_async_filter_selects_by_document_metadata(amemory: AsyncMemory) -
     assert [d.page_content for d in dogs] == ["Dogs need a walk every day"]
 
 
+def test_a_filter_key_with_a_dot_is_that_metadata_key_as_in_langchains_stores(memory: Memory) -> None:
+    store = MemadaptVectorStore(memory)
+    store.add_documents([Document(page_content="Q3 revenue grew", metadata={"file.name": "q3.pdf"}),
+                         Document(page_content="Q2 revenue fell", metadata={"file name": "q2.pdf"})])  # fmt: skip
+
+    assert [d.page_content for d in store.similarity_search("revenue", filter={"file.name": "q3.pdf"})] == [
+        "Q3 revenue grew"
+    ]
+    assert [d.page_content for d in store.similarity_search("revenue", filter={"file name": "q2.pdf"})] == [
+        "Q2 revenue fell"
+    ]
+
+
+def test_an_operator_at_the_top_of_a_filter_is_refused_naming_it(memory: Memory) -> None:
+    with pytest.raises(ValidationError) as refused:
+        MemadaptVectorStore(memory).similarity_search("revenue", filter={"$and": [{"a": 1}]})
+    assert refused.value.field == "filter.$and"
+
+
 def test_scores_are_relevances_between_zero_and_one_best_first(memory: Memory) -> None:
     store = MemadaptVectorStore(memory)
     store.add_documents(PETS)
