@@ -1,7 +1,9 @@
-"""What a delete takes with it: the insights and profile statements that rest only on deleted knowledge.
+"""What a delete takes with it: the insights, profile statements and lessons that rest only on deleted knowledge.
 
-An insight cites the facts it was drawn from, a profile statement the facts and insights it sums up
-(``source_ids``). Deleting a record removes it and its history; a derived record every source of which is gone
+An insight cites the facts it was drawn from, a profile statement the facts and insights it sums up, an agent's
+lesson (``experience``) the trajectories it was learned from (``source_ids``). A lesson is shared by the agent's
+users, but one drawn only from a deleted user's runs goes with them: whatever the LLM kept of those runs, no other
+user's data holds it up. Deleting a record removes it and its history; a derived record every source of which is gone
 would keep the deleted text in other words, so it goes too, whether it is valid or already ended (a profile's
 earlier versions are statements that ended): the profile changes and its history forgets the statement, as a
 deleted fact's history goes with it. A derived record with one source left stays. Messages are not followed:
@@ -21,8 +23,8 @@ from .resources import Resources
 
 __all__ = ["DERIVED_KINDS", "delete_scope_with_derived", "derived_of", "orphans"]
 
-DERIVED_KINDS = ("insight", "profile")
-_CITABLE = ("fact", "insight")  # what a derived record cites
+DERIVED_KINDS = ("insight", "profile", "experience")
+_CITABLE = ("fact", "insight", "trajectory")  # what a derived record cites
 
 
 def _sources(point: StoredPoint) -> list[str]:
