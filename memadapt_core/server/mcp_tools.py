@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import MemadaptError, ValidationError
 from memadapt_core.models import Kind, MemoryRecord, Scope
+from memadapt_core.validation import parse_record_id
 
 try:  # mcp 2.x
     from mcp.server.mcpserver import Context, MCPServer
@@ -117,6 +118,14 @@ async def _guarded(call: Awaitable[T]) -> T:
         raise ToolError(str(exc)) from exc
 
 
+def _memory_id(value: str) -> str:
+    """A memory id as add_memory returned it (a UUID): anything else is a clear error, not ``{"deleted": false}``."""
+    if parse_record_id(value, "memory_id") is None:
+        msg = f"memory_id: {value!r} is not a memory id (ids are the UUIDs add_memory and search_memory return)"
+        raise ToolError(msg)
+    return value
+
+
 def _with_session(scope: Scope, session_id: str | None) -> Scope:
     return scope if session_id is None else Scope.of(scope.user_id, scope.agent_id, session_id)
 
@@ -190,11 +199,11 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
         return {"memories": [memory_view(r) for r in page.records], "next_cursor": page.next_cursor}
 
     async def delete_memory(memory_id: str, ctx: Context) -> dict[str, Any]:
-        deleted = await _guarded(memory.delete(memory_id, **scope_for(ctx).ids()))
+        deleted = await _guarded(memory.delete(_memory_id(memory_id), **scope_for(ctx).ids()))
         return {"deleted": deleted}
 
     async def get_memory_history(memory_id: str, ctx: Context) -> dict[str, Any]:
-        events = await _guarded(memory.history(memory_id, **scope_for(ctx).ids()))
+        events = await _guarded(memory.history(_memory_id(memory_id), **scope_for(ctx).ids()))
         return {"memory_id": memory_id, "events": [e.model_dump(mode="json", exclude_none=True) for e in events]}
 
     async def get_user_profile(ctx: Context) -> dict[str, Any]:

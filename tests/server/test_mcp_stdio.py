@@ -68,6 +68,8 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("add_memory", {"content": ""}, "content"),
     ("search_memory", {"query": "bees", "time_range": ["2024-01-01"]}, "time_range"),
     ("delete_memory", {}, "memory_id"),
+    ("delete_memory", {"memory_id": "not-a-uuid"}, "memory_id: 'not-a-uuid' is not a memory id"),
+    ("get_memory_history", {"memory_id": "not-a-uuid"}, "memory_id: 'not-a-uuid' is not a memory id"),
     ("list_memories", {"cursor": "not-a-cursor"}, "cursor"),
 ]
 
