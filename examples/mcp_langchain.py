@@ -26,8 +26,15 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_mcp_adapters.client import MultiServerMCPClient
-from langchain_mcp_adapters.tools import load_mcp_tools
+
+try:
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+    from langchain_mcp_adapters.tools import load_mcp_tools
+except ImportError:  # not in memadapt[all]: it needs mcp 1.x (see the docstring)
+    sys.exit(
+        "examples/mcp_langchain.py needs langchain-mcp-adapters, which memadapt[all] does not bring (it needs mcp 1.x):"
+        "\n    pip install 'memadapt[langchain,mcp]' 'langchain-mcp-adapters>=0.3' 'mcp<2'"
+    )
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
