@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any, Literal, TypeVar
 
+import pydantic
+
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import MemadaptError, ValidationError
 from memadapt_core.models import Kind, MemoryRecord, Scope
@@ -118,6 +120,28 @@ async def _guarded(call: Awaitable[T]) -> T:
         raise ToolError(str(exc)) from exc
 
 
+class _Server(MCPServer):
+    """The SDK's server, whose argument errors read like the rest of memadapt's: ``limit: Input should be a valid
+    integer`` rather than pydantic's report with its ``add_memoryArguments`` model and documentation URL."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().call_tool(name, arguments, *args, **kwargs)
+        except ToolError as exc:
+            if not isinstance(cause := exc.__cause__, pydantic.ValidationError):
+                raise
+            raise ToolError(_argument_errors(cause)) from None
+
+
+def _argument_errors(exc: pydantic.ValidationError) -> str:
+    """``argument: problem`` for each error, the argument as the tool's caller named it."""
+    found = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        found.append(f"{where}: {error['msg']}")
+    return "; ".join(found)
+
+
 def _memory_id(value: str) -> str:
     """A memory id as add_memory returned it (a UUID): anything else is a clear error, not ``{"deleted": false}``."""
     if parse_record_id(value, "memory_id") is None:
@@ -146,7 +170,7 @@ def build_mcp_server(memory: AsyncMemory, scope_for: ScopeResolver, *, fixed_sco
     """An MCP server whose tools act on ``memory`` for the scope ``scope_for`` gives. With ``fixed_scope`` (stdio:
     one user per process) it offers the resource ``memory://recent``; without (HTTP), the same as the template
     ``memory://recent{?limit}``, since only a template resource sees the request and so its token."""
-    server = MCPServer(name="memadapt", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server(name="memadapt", instructions=INSTRUCTIONS, log_level="WARNING")
 
     async def add_memory(
         content: str,

@@ -71,6 +71,8 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("delete_memory", {"memory_id": "not-a-uuid"}, "memory_id: 'not-a-uuid' is not a memory id"),
     ("get_memory_history", {"memory_id": "not-a-uuid"}, "memory_id: 'not-a-uuid' is not a memory id"),
     ("list_memories", {"cursor": "not-a-cursor"}, "cursor"),
+    ("search_memory", {}, "query: Field required"),
+    ("search_memory", {"query": "bees", "limit": "many"}, "limit: Input should be a valid integer"),
 ]
 
 
@@ -82,6 +84,8 @@ async def test_bad_arguments_come_back_as_tool_errors_naming_the_argument(tmp_pa
         assert result.is_error, text
         assert words in text
         assert "Traceback" not in text
+        assert "errors.pydantic.dev" not in text
+        assert "Arguments" not in text
 
 
 async def test_memory_added_over_mcp_is_found_by_the_python_api_after_the_server_stops(tmp_path: Path) -> None:
