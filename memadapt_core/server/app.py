@@ -21,7 +21,7 @@ from memadapt_core.engine import AsyncMemory
 from memadapt_core.models import Scope as MemoryScope
 
 from .adapter_routes import adapter_routes
-from .auth import Forbidden, TokenMap, bearer_token
+from .auth import Forbidden, TokenMap, bearer_token, is_loopback
 from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
 from .library_routes import library_routes
 from .mcp_sessions import McpSessions
@@ -214,7 +214,12 @@ def build_app(
     register_task_tools(mcp, memory, scope_for)
     try:
         mcp_app = mcp.streamable_http_app(host=host)  # mcp 2.x: DNS-rebinding protection when host is loopback
-    except TypeError:  # pragma: no cover - mcp 1.x takes no arguments (and protects a loopback host by default)
+    except TypeError:  # pragma: no cover - mcp 1.x takes no arguments, and protects as if bound to 127.0.0.1
+        if not is_loopback(host):  # it would answer every remote client 421; DoorCheck checks Host and Origin
+            from mcp.server.transport_security import TransportSecuritySettings
+
+            off = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+            mcp.settings.transport_security = off  # type: ignore[attr-defined]  # 1.x settings
         mcp_app = mcp.streamable_http_app()
 
     @asynccontextmanager
