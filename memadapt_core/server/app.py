@@ -23,6 +23,7 @@ from memadapt_core.models import Scope as MemoryScope
 from .adapter_routes import adapter_routes
 from .auth import Forbidden, TokenMap, bearer_token, is_loopback
 from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
+from .idle_trim import ReleaseWhenIdle
 from .library_routes import library_routes
 from .mcp_sessions import McpSessions
 from .mcp_task_tools import register_task_tools
@@ -247,5 +248,5 @@ def build_app(
     ]
     routes: list[Route | Mount] = [*json_routes, Mount("/", app=_WrongMethod(McpSessions(mcp_app), json_routes))]
     app = Starlette(routes=routes, lifespan=lifespan)
-    limited = TokenLimit(app, requests_per_token)
+    limited = TokenLimit(ReleaseWhenIdle(app), requests_per_token)
     return DoorCheck(BodyLimit(BearerAuth(limited, tokens), max_body_bytes), allowed_hosts, allowed_origins)

@@ -115,8 +115,10 @@ def serve(
     import uvicorn
 
     from .app import DEFAULT_MAX_BODY_BYTES, build_app
+    from .idle_trim import limit_arenas
     from .token_limit import DEFAULT_REQUESTS_PER_TOKEN
 
+    limit_arenas()  # before the store, the embedder and the server start their threads
     tokens = load_tokens(tokens_file, agent_id=agent_id)
     if not tokens:
         where = "" if is_loopback(host) else f" (and {host} is not a loopback address: that would be an open door)"

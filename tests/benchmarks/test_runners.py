@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import first_search, latency, locomo, peers, scale, scope_scale
+from benchmarks import first_search, latency, locomo, peers, scale, scope_scale, tenant_flood
 from benchmarks._locomo_data import EvidenceReport, load, normalise_evidence
 
 TURNS = [
@@ -241,3 +241,16 @@ def test_first_search_measures_each_scope_with_its_counts_saved_and_without(tmp_
     assert [p["counts_saved"] for p in result["passes"]] == [False, True, False, True]
     assert all(p["first_p50_ms"] > 0 and p["big_first_ms"] > 0 for p in result["passes"])
     assert json.loads(out.read_text())["store"]["users"] == 2
+
+
+def test_tenant_flood_reports_each_quiet_tenant_per_phase_the_flooders_answers_and_the_servers_memory(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "flood.json"
+    result = tenant_flood.main(["--calls", "1", "--flood-s", "1", "--settle-s", "0", "--out", str(out)])
+
+    assert set(result["tenants"]) == {"b quiet", "c quiet", "b flood", "c flood"}
+    assert all(t["calls"] == 2 for t in result["tenants"].values())
+    assert result["flooder"]["answers"]  # 201s, and 429s once 8 are in flight
+    assert set(result["rss_mib"]) == {"before", "peak", "after_0s"}
+    assert json.loads(out.read_text())["max_requests_per_token"] == 8
