@@ -151,16 +151,22 @@ class ChatSession:
         self.say(f"consolidated {n} messages")
 
 
+def remote_memory(server: str, token: str | None) -> Any:
+    """A ``RemoteMemory`` of the ``memadapt serve`` at ``server`` (``--server``), with ``--token`` or
+    ``MEMADAPT_TOKEN``."""
+    from .remote import RemoteMemory
+
+    token = token or os.environ.get(TOKEN_ENV)
+    if not token:
+        msg = f"--server needs a token: give --token or set {TOKEN_ENV}"
+        raise ConfigurationError(msg)
+    return RemoteMemory(server, token=token)
+
+
 def open_memory(options: dict[str, Any], server: str | None, token: str | None) -> Any:
     """A local ``Memory`` (which must have an LLM), or a ``RemoteMemory`` of a running ``memadapt serve``."""
     if server is not None:
-        from .remote import RemoteMemory
-
-        token = token or os.environ.get(TOKEN_ENV)
-        if not token:
-            msg = f"memadapt chat --server needs a token: give --token or set {TOKEN_ENV}"
-            raise ConfigurationError(msg)
-        return RemoteMemory(server, token=token)
+        return remote_memory(server, token)
     from .engine import Memory
     from .engine.chat import require_llm
 
@@ -180,8 +186,6 @@ def add_command(sub: Any, after: list[argparse.ArgumentParser]) -> None:
     chat.add_argument("--agent", dest="agent_id", help="agent id")
     chat.add_argument("--session", dest="session_id", help="this chat's session id (default: chat-<date-time>)")
     chat.add_argument("--limit", type=int, default=5, help="memories recalled per question (default 5)")
-    chat.add_argument("--server", help="a running memadapt serve (http://127.0.0.1:8765) instead of a local store")
-    chat.add_argument("--token", help="its bearer token (default: MEMADAPT_TOKEN)")
 
 
 def run_command(ns: argparse.Namespace, options: dict[str, Any]) -> int:

@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Sequence
 from datetime import datetime
 from importlib import metadata
-from typing import Any
+from typing import Any, cast
 
 import pydantic
 
@@ -59,6 +59,10 @@ def _global_options(*, after_command: bool) -> argparse.ArgumentParser:
     unset: dict[str, Any] = {"default": argparse.SUPPRESS} if after_command else {}
     options.add_argument("--path", help="embedded store folder (default: MEMADAPT_PATH or the user data dir)", **unset)
     options.add_argument("--url", help="a Qdrant server, instead of the embedded store", **unset)
+    options.add_argument(
+        "--server", help="a running memadapt serve (http://127.0.0.1:8765) instead of a store", **unset
+    )  # fmt: skip
+    options.add_argument("--token", help="--server's bearer token (default: MEMADAPT_TOKEN)", **unset)
     options.add_argument(
         "--embedder",
         help="dense embedder: multilingual (default: MiniLM + USE-m3), minilm (English only), use (USE-m3), "
@@ -341,6 +345,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(ns, options)
         if ns.command == "chat":
             return chat_cli.run_command(ns, options)
+        if ns.server is not None:
+            return _through_service(ns)
         with Memory(**options) as mem:
             return _run(ns, mem)
     except ValidationError as exc:
@@ -364,6 +370,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     finally:
         forget_holder()
+
+
+# What a running service does for a token: the records of its scope. Importing, statistics and compaction act on
+# the store itself (run them where it is); doctor opens its files.
+_THROUGH_SERVICE = frozenset({"add", "search", "list", "profile", "export", *cli_records.COMMANDS})
+
+
+def _through_service(ns: argparse.Namespace) -> int:
+    """A command against the ``memadapt serve`` at ``--server``, as its token's user."""
+    if ns.command not in _THROUGH_SERVICE or (ns.command == "export" and ns.format == "reme"):
+        msg = f"memadapt {ns.command} acts on the store itself: run it without --server, where the store is"
+        raise ConfigurationError(msg)
+    with chat_cli.remote_memory(ns.server, ns.token) as remote:
+        return _run(ns, cast("Memory", remote))  # the same calls, answered by the service
 
 
 def _fail(exc: BaseException, code: int) -> int:

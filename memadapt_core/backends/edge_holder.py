@@ -58,7 +58,7 @@ def locked_message(folder: Path, note: dict[str, object]) -> str | None:
     if isinstance(url, str):
         return (
             f"the embedded store {folder} is held by `{program}` at {url} (pid {pid}), and the embedded store "
-            f"serves one process. Talk to that service instead (`memadapt chat --server {url} --token TOKEN`, or "
+            f"serves one process. Talk to that service instead (`memadapt --server {url} --token TOKEN search ...`, or "
             f"RemoteMemory({url!r}, token=...) in Python), or stop it (pid {pid}) first."
         )
     return (
