@@ -2,15 +2,15 @@
 
 qdrant-edge does not notice every damaged file: a truncated ``mutable_id_tracker`` file loaded fine and lost one
 record of 400 without a word, and a flipped byte at its end aborted the process. So when a store closes cleanly,
-memadapt writes a seal beside it (``<root>/.<collection>.seal``, JSON): the number of points the shard counts, and
-a BLAKE2b digest of each of its small files: every id tracker (the map from point ids to offsets) and every file
-under 64 KiB (configurations, status files, the log's first index). On open, before qdrant-edge reads a byte, the
-files are checked against the seal, and once the shard is loaded its point count too; a mismatch is a
-``StoreCorruptedError`` naming the recovery step (``memadapt doctor --salvage``). The seal is removed before the
-first write, so a store that was not closed cleanly (a killed process) has none: its state is whatever the log
-replays, which no count taken earlier can predict. One exception: a store found short at an unclean open
-(``edge_precheck.py``) gets a seal of the points it should hold and of no file (``seal_expected``), so it goes on
-refusing to open, and doctor reports what was lost.
+memadapt writes a seal beside it (``<root>/.<collection>.seal``, JSON): the number of points the shard counts, and a
+BLAKE2b digest of each of its small files: every id tracker (the map from point ids to offsets), the pages of the
+mutable payload indexes, and every file under 64 KiB (configurations, status files, the log's first index). On open,
+before qdrant-edge reads a byte, the files are checked against the seal, and once the shard is loaded its point
+count too; a mismatch is a ``StoreCorruptedError`` naming the recovery step (``memadapt doctor --salvage``). The
+seal is removed before the first write, so a store that was not closed cleanly (a killed process) has none: its
+state is whatever the log replays, which no count taken earlier can predict. One exception: a store found short at
+an unclean open (``edge_precheck.py``) gets a seal of the points it should hold and of no file (``seal_expected``),
+so it goes on refusing to open, and doctor reports what was lost.
 
 Costs (measured, ``benchmarks`` not needed): see docs/reliability-and-security.md.
 """
@@ -75,11 +75,22 @@ def _sealed_files(folder: Path) -> list[Path]:
     out = []
     for path in folder.rglob("*"):
         try:
-            if path.is_file() and ("id_tracker" in path.name or path.stat().st_size <= _SMALL):
+            if path.is_file() and (_always_sealed(path) or path.stat().st_size <= _SMALL):
                 out.append(path)
         except OSError:
             continue
     return sorted(out)
+
+
+def _always_sealed(path: Path) -> bool:
+    """Digested whatever their size: the id trackers, and the pages and trackers of the mutable payload indexes
+    (a gridstore per field in a segment taking writes: ``page_N.dat``, ``tracker.dat``, a few MB each). A zeroed
+    page of the ``observed_at`` index opened with every count agreeing and listed 500 of 1,505 records; a flipped
+    byte of its tracker, 1 of 20 (the corruption campaign)."""
+    if "id_tracker" in path.name:
+        return True
+    in_index = path.parent.parent.name == "payload_index"
+    return in_index and (path.name == "tracker.dat" or (path.name.startswith("page_") and path.suffix == ".dat"))
 
 
 def _digest(path: Path) -> str:

@@ -78,6 +78,29 @@ def test_a_truncated_observed_at_index_is_refused_in_a_store_that_was_not_closed
         _open(store)
 
 
+def _flip(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [("page_0.dat", _zero), ("tracker.dat", _flip)],  # the campaign's two silent shortfalls (500 of 1,505; 1 of 20)
+)
+def test_a_damaged_page_or_tracker_of_a_mutable_index_is_refused_in_a_sealed_store(
+    store: Path, name: str, damage: Callable[[Path], None]
+) -> None:
+    indexes = [p for p in store.rglob(name) if p.parent.parent.name == "payload_index"]
+    targets = [p for p in indexes if "-observed-" in p.parent.name]
+    assert targets, "the segment taking writes keeps observed_at in a gridstore"
+    for target in targets:
+        damage(target)
+
+    with pytest.raises(StoreCorruptedError, match="--salvage"):
+        _open(store)
+
+
 @pytest.mark.parametrize(
     ("field", "name", "damage"),
     [
