@@ -22,8 +22,6 @@ from datetime import datetime
 from importlib import metadata
 from typing import Any, cast
 
-import pydantic
-
 from . import chat_cli, cli_records
 from .backends.edge_holder import forget_holder, set_holder
 from .cli_output import (
@@ -36,6 +34,7 @@ from .cli_output import (
     EXIT_OK,
     EXIT_STORE,
     emit,
+    fail,
     progress_bar,
     record_line,
     scope,
@@ -350,15 +349,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         with Memory(**options) as mem:
             return _run(ns, mem)
     except ValidationError as exc:
-        return _fail(exc, EXIT_INPUT)
+        return fail(exc, EXIT_INPUT)
     except StoreUnavailableError as exc:
-        return _fail(exc, EXIT_STORE)
+        return fail(exc, EXIT_STORE)
     except ConfigurationError as exc:
-        return _fail(exc, EXIT_CONFIG)
+        return fail(exc, EXIT_CONFIG)
     except ImportError as exc:  # a missing extra: its message is the install line
-        return _fail(exc, EXIT_CONFIG)
+        return fail(exc, EXIT_CONFIG)
     except MemadaptError as exc:
-        return _fail(exc, EXIT_ERROR)
+        return fail(exc, EXIT_ERROR)
     except KeyboardInterrupt:
         print("memadapt: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -384,24 +383,6 @@ def _through_service(ns: argparse.Namespace) -> int:
         raise ConfigurationError(msg)
     with chat_cli.remote_memory(ns.server, ns.token) as remote:
         return _run(ns, cast("Memory", remote))  # the same calls, answered by the service
-
-
-def _fail(exc: BaseException, code: int) -> int:
-    print(f"memadapt: {_one_line(exc)}", file=sys.stderr)
-    return code
-
-
-def _one_line(exc: BaseException) -> str:
-    """The error on one line: a settings error as ``field: problem`` (pydantic's report spans several lines)."""
-    cause = exc.__cause__
-    if isinstance(exc, ConfigurationError) and isinstance(cause, pydantic.ValidationError):
-        problems = []
-        for error in cause.errors():
-            where = ".".join(str(part) for part in error["loc"])
-            problem = error["msg"].removeprefix("Value error, ")
-            problems.append(f"{where}: {problem}" if where else problem)
-        return "invalid settings: " + "; ".join(problems)
-    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":  # pragma: no cover

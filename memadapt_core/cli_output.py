@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+import pydantic
+
+from .errors import ConfigurationError
 from .models import MemoryRecord
 
 __all__ = [
@@ -21,6 +25,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_STORE",
     "emit",
+    "fail",
     "progress_bar",
     "record_line",
     "scope",
@@ -82,3 +87,22 @@ def progress_bar(total_label: str, quiet: bool) -> tuple[AbstractContextManager[
         progress.update(task, rate=f"{speed:,.0f}/s" if speed else "")
 
     return progress, tick
+
+
+def fail(exc: BaseException, code: int) -> int:
+    """Say ``exc`` on one line of stderr; return the exit ``code``."""
+    print(f"memadapt: {_one_line(exc)}", file=sys.stderr)
+    return code
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error on one line: a settings error as ``field: problem`` (pydantic's report spans several lines)."""
+    cause = exc.__cause__
+    if isinstance(exc, ConfigurationError) and isinstance(cause, pydantic.ValidationError):
+        problems = []
+        for error in cause.errors():
+            where = ".".join(str(part) for part in error["loc"])
+            problem = error["msg"].removeprefix("Value error, ")
+            problems.append(f"{where}: {problem}" if where else problem)
+        return "invalid settings: " + "; ".join(problems)
+    return " ".join(str(exc).split())

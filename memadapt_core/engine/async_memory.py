@@ -2,6 +2,9 @@
 
 Blocking work never runs on the event loop: a server backend and big batches go to a thread; the embedded
 store's sub-millisecond calls and one-query embeddings run inline, where a thread hop would cost more than them.
+
+Why this module passes 400 lines: it is the whole public API, method for method beside ``sync_memory.py``; each
+method is planning (``reads``, ``writes``...) and one backend step, so splitting it would split the API, not a job.
 """
 
 from __future__ import annotations
