@@ -99,6 +99,7 @@ def main() -> None:
     parser.add_argument("--dir", default="/tmp/memadapt-corruption")
     parser.add_argument("--unclean", action="store_true", help="remove the seal first")
     parser.add_argument("--indexes", action="store_true", help="damage only the payload indexes' files")
+    parser.add_argument("--out", help="write the counts and every case neither whole nor refused to this JSON file")
     args = parser.parse_args()
 
     work = Path(args.dir)
@@ -114,7 +115,8 @@ def main() -> None:
     files = sorted(p.relative_to(original) for p in original.rglob("*") if p.is_file() and p.stat().st_size)
     files = [p for p in files if not p.name.endswith(".lock") and (not args.indexes or "payload_index" in p.parts)]
     outcomes: collections.Counter[str] = collections.Counter()
-    for rel in files:
+    notable: list[dict[str, object]] = []
+    for done, rel in enumerate(files):
         for how in HOWS:
             case = work / "case"
             copy_store(original, case)
@@ -125,7 +127,12 @@ def main() -> None:
             outcomes[kind] += 1
             if kind not in ("read", "StoreCorruptedError"):
                 print(f"{rel} {how}: {kind} {detail}", flush=True)
-    print(json.dumps({"sealed": not args.unclean, "files": len(files), "cases": len(HOWS) * len(files), **outcomes}))
+                notable.append({"file": str(rel), "how": how, "outcome": kind, "detail": detail})
+        print(f"{done + 1}/{len(files)} files: {dict(outcomes)}", file=sys.stderr, flush=True)
+    report = {"sealed": not args.unclean, "files": len(files), "cases": len(HOWS) * len(files), **outcomes}
+    print(json.dumps(report))
+    if args.out:
+        Path(args.out).write_text(json.dumps({**report, "records": args.records, "notable": notable}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
