@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memadapt_core.embedders import idle_release
 from memadapt_core.embedders.base import Embedder, TokenWeights, Vectors
 from memadapt_core.errors import ConfigurationError
 
@@ -50,10 +51,20 @@ def _load(threads: int) -> tuple[Any, Any]:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    idle_release.register(_arena_shrinker(ort, session))
     tokenizer = Tokenizer.from_file(str(_TOKENIZER))
     tokenizer.enable_truncation(max_length=_MAX_TOKENS)
     tokenizer.no_padding()
     return session, tokenizer
+
+
+def _arena_shrinker(ort: Any, session: Any) -> Any:
+    """A one-token run that frees the arena blocks no run uses (``embedders/idle_release.py``)."""
+    shrink = ort.RunOptions()
+    shrink.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+    one = np.ones((1, 1), dtype=np.int64)
+    feeds = {"input_ids": one, "attention_mask": one, "token_type_ids": np.zeros_like(one)}
+    return lambda: session.run(None, feeds, shrink)
 
 
 class MiniLMEmbedder(Embedder):
