@@ -103,6 +103,14 @@ class RetrievalSettings(BaseModel):
     question_margin_nonlatin: float | None = Field(
         None, ge=0, le=1, description="the same for a question in a non-Latin script; unset: the embedder's (0.2)"
     )
+    # A Chinese or Japanese question that names no one in the conversation (no 我, no 记得...: ranking.impersonal)
+    # asks about the world, not the user: its cosines count this much less, in the floor and the ranking.
+    impersonal_margin_nonlatin: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="a Chinese/Japanese question naming no one counts this much less; unset: the embedder's (0.15)",
+    )
     dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
     sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")
     speaker_boost: float = Field(0.3, ge=0, description="when the query names exactly one speaker")

@@ -16,12 +16,12 @@ from typing import Any, Literal
 
 from .backends.base import Candidate, PointKey
 from .config import RetrievalSettings
-from .scripts import Route, split_unspaced
+from .scripts import Route, has_unspaced, split_unspaced
 from .temporal import TimeRange
 
 __all__ = [
-    "QueryPlan", "Ranked", "Tense", "boost", "fuse", "is_question", "question_margin", "questions_apart",
-    "recency_weight", "tense_of",
+    "QueryPlan", "Ranked", "Tense", "boost", "fuse", "impersonal", "impersonal_margin", "is_question", "lowered",
+    "question_margin", "questions_apart", "recency_weight", "tense_of",
 ]  # fmt: skip
 
 _WORD = re.compile(r"[\w'-]+")
@@ -164,6 +164,31 @@ def questions_apart(dense: list[Candidate], questions: set[PointKey], margin: fl
     out = [(key, score - margin if key in questions else score) for key, score in dense]
     out.sort(key=_second, reverse=True)
     return out
+
+
+# Who a Chinese or Japanese question is about: the user (我, 咱, 私, 僕...), their family (家里, 家人), or what was
+# said in the conversation (说过, 记得, 上次, 覚えて...). These languages drop pronouns freely, so the conversation's
+# own verbs and the family count as much as a pronoun. A question with none of them asks about the world.
+_ABOUT_US = re.compile(
+    "[我咱俺]|本人|自己|家里|家人|说过|提过|聊过|讲过|告诉|记得|上次|之前|以前"
+    "|私|僕|わたし|あたし|自分|家族|言った|話した|覚え|この前"
+)
+
+
+def impersonal(text: str) -> bool:
+    """Whether ``text`` is a Chinese or Japanese question that names no one in the conversation ("法国的首都是哪里？",
+    "你今天过得怎么样？"), the kind a memory does not answer. Other scripts have no such table: never."""
+    return has_unspaced(text) and is_question(text) and _ABOUT_US.search(text) is None
+
+
+def impersonal_margin(cfg: RetrievalSettings, route: Route, query: str) -> float:
+    """How much less every cosine of ``query`` counts, in the floor and the ranking: ``impersonal_margin_nonlatin``
+    for an ``impersonal`` question in a non-Latin script, else nothing."""
+    return (cfg.impersonal_margin_nonlatin or 0.0) if route != "latin" and impersonal(query) else 0.0
+
+
+def lowered(dense: list[Candidate], margin: float) -> list[Candidate]:
+    return [(key, score - margin) for key, score in dense]
 
 
 def _second(candidate: Candidate) -> float:

@@ -13,7 +13,15 @@ import numpy as np
 from memadapt_core.backends.base import PointKey
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
-from memadapt_core.ranking import fuse, is_question, on_one_scale, question_margin, questions_apart
+from memadapt_core.ranking import (
+    fuse,
+    impersonal_margin,
+    is_question,
+    lowered,
+    on_one_scale,
+    question_margin,
+    questions_apart,
+)
 from memadapt_core.scripts import route_of
 
 from . import derived, reads, updates, writes
@@ -74,6 +82,8 @@ def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> 
                 key for key, p in read.items() if len(t := str(p.get("text") or "")) <= _ROUTE_CHARS and is_question(t)
             }
             dense = questions_apart(dense, asks, margin)
+    if lift := impersonal_margin(r.settings.retrieval, plan.ranking.route, plan.query):
+        dense = lowered(dense, lift)
     fused = fuse(dense, sparse, plan.ranking, r.settings.retrieval, plan.rerank_depth)
     if not fused:
         return []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memadapt_core.config import RetrievalSettings
-from memadapt_core.ranking import is_question, kept_floor, questions_apart
+from memadapt_core.ranking import impersonal, impersonal_margin, is_question, kept_floor, questions_apart
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,34 @@ def test_the_kept_floor_defaults_to_the_floor_and_never_rises_above_it() -> None
     assert kept_floor(cfg, "other") == 0.25
     stricter = cfg.model_copy(update={"floor_dense_nonlatin": 0.2})
     assert kept_floor(stricter, "other") == 0.2
+
+
+@pytest.mark.parametrize(
+    "text", ["法国的首都是哪里？", "你今天过得怎么样？", "猫一般能活多少年？", "東京タワーの高さは？"]
+)
+def test_a_chinese_or_japanese_question_naming_no_one_is_impersonal(text: str) -> None:
+    assert impersonal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我从事什么职业？",  # the user
+        "家里哪位长辈最近生病了？",  # their family: Chinese drops the pronoun
+        "上次说的那家餐厅叫什么？",  # what was said in the conversation
+        "你还记得那只猫的名字吗？",
+        "私の趣味は何ですか？",
+        "法国的首都是巴黎。",  # not a question
+        "What is the capital of France?",  # no table for spaced scripts: never impersonal
+    ],
+)
+def test_a_question_about_the_user_or_the_conversation_is_not_impersonal(text: str) -> None:
+    assert not impersonal(text)
+
+
+def test_an_impersonal_question_in_a_latin_script_or_with_no_margin_is_not_lowered() -> None:
+    cfg = RetrievalSettings(impersonal_margin_nonlatin=0.15)
+    assert impersonal_margin(cfg, "other", "光速是多少？") == 0.15
+    assert impersonal_margin(cfg, "latin", "光速是多少？") == 0.0
+    assert impersonal_margin(cfg, "other", "我的生日是哪天？") == 0.0
+    assert impersonal_margin(RetrievalSettings(), "other", "光速是多少？") == 0.0

@@ -57,6 +57,22 @@ def test_an_unrelated_question_finds_nothing(default: Memory, question: str) -> 
     assert _texts(default, question, limit=5) == []
 
 
+@pytest.mark.parametrize("question", ["猫一般能活多少年？", "花生是坚果吗？", "你今天过得怎么样？"])
+def test_a_chinese_question_about_the_world_finds_nothing_even_on_a_topic_the_user_spoke_of(
+    default: Memory, question: str
+) -> None:
+    assert _texts(default, question, limit=5) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"), [("家里养的是什么宠物？", FACTS_ZH[3]), ("上次说的那只猫叫什么？", FACTS_ZH[3])]
+)
+def test_a_chinese_question_about_the_user_without_a_pronoun_still_finds_its_memory(
+    default: Memory, question: str, answer: str
+) -> None:
+    assert _texts(default, question) == [answer]
+
+
 def test_an_english_question_still_finds_its_english_memory_first(default: Memory) -> None:
     assert _texts(default, "Which city do I live in?") == [FACTS_EN[0]]
 
@@ -107,3 +123,4 @@ def test_the_question_margins_are_the_embedders_calibration(default: Memory) -> 
         MultilingualEmbedder.question_margin_nonlatin,
         MultilingualEmbedder.floor_dense_kept_nonlatin,
     )
+    assert r.impersonal_margin_nonlatin == MultilingualEmbedder.impersonal_margin_nonlatin
