@@ -43,13 +43,18 @@ _INLINE_COUNT_CHARS = 8_192  # texts counted on the event loop at most (MiniLM's
 
 
 def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -> MemorySettings:
+    """``settings`` (or the environment's) with ``overrides`` (None: not given), validated as a whole: an unknown
+    option is refused even when it is None, and an override of given ``settings`` is checked as they were."""
+    if unknown := sorted(set(overrides) - set(MemorySettings.model_fields)):
+        msg = f"invalid memadapt settings: {', '.join(unknown)}: not an option (see docs/configuration.md)"
+        raise ConfigurationError(msg)
     given = {k: v for k, v in overrides.items() if v is not None}
     if isinstance(given.get("embedder"), str):
         given["embedder"] = EmbedderSettings(provider=given["embedder"])
     try:
         if settings is None:
             return MemorySettings(**given)
-        return settings.model_copy(update=given) if given else settings
+        return MemorySettings.model_validate({**dict(settings), **given}) if given else settings
     except pydantic.ValidationError as exc:  # name each setting and its problem on one line, drop the stack
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
         msg = f"invalid memadapt settings: {problems}"

@@ -34,7 +34,7 @@ def _cached_ids(words: WordTokens, texts: list[str]) -> list[list[int]]:
     return [list(ids) for ids in words.ids(texts)]
 
 
-def test_the_default_embedder_uses_the_word_cache(tokenizer: Any) -> None:
+def test_the_wordllama_embedder_uses_the_word_cache(tokenizer: Any) -> None:
     assert WordLlamaEmbedder()._model.words is not None
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from memadapt_core import MemadaptError, Memory, ValidationError
+from memadapt_core import ConfigurationError, MemadaptError, Memory, ValidationError
 from memadapt_core.validation import MAX_METADATA_DEPTH, RESERVED_METADATA_KEYS
 
 from ._strategies import (
@@ -209,13 +209,12 @@ def test_bad_input_is_refused_with_a_memadapt_error_and_changes_nothing(fuzz_sto
 
 def test_format_context_refuses_what_is_not_a_search_hit(fuzz_store: Memory) -> None:
     @FUZZ
-    @given(query=TEXT | HUGE | GARBAGE, hits=st.lists(GARBAGE, max_size=3) | GARBAGE)
+    @given(query=TEXT | HUGE | GARBAGE, hits=st.lists(GARBAGE, min_size=1, max_size=3) | GARBAGE)
     def check(query: Any, hits: Any) -> None:
-        try:
-            text = fuzz_store.format_context(query, hits)
-        except MemadaptError:
-            return
-        assert isinstance(text, str)
+        # none of these hits is a SearchHit (an empty list is a fair "nothing recalled": not drawn here)
+        assume(hits != [] and hits != ())
+        with pytest.raises(MemadaptError):
+            fuzz_store.format_context(query, hits)
 
     check()
 
@@ -241,9 +240,23 @@ SETTINGS = st.fixed_dictionaries(
 def test_bad_settings_give_a_configuration_error(options: dict[str, Any]) -> None:
     try:
         mem = Memory(location=":memory:", **options)
-    except MemadaptError:
+    except ConfigurationError:
         return
     mem.close()
+    assert not _surely_bad(options), options
+
+
+def _surely_bad(options: dict[str, Any]) -> bool:
+    """Settings no store may open with: an unknown option or backend, a path that cannot be a folder, an unknown
+    retrieval setting or embedder."""
+    retrieval = options.get("retrieval")
+    return (
+        "unknown_option" in options
+        or ("backend" in options and options["backend"] not in ("edge", "qdrant", "qdrant-local"))
+        or "path" in options
+        or (isinstance(retrieval, dict) and "bogus" in retrieval)
+        or options.get("embedder") == "nope"
+    )
 
 
 def test_a_malformed_export_line_is_refused_naming_its_line(tmp_path: Path) -> None:
