@@ -185,7 +185,8 @@ class EdgeBackend:
             self.wal.attach(folder)
             self._shard = open_shard(folder, cfg, existing=True)
             check_count(folder, sealed, self._call(lambda s: s.info().points_count))
-            check_indexes(folder, self._live(), self._translated)  # loaded silently short through one? (edge_indexes)
+            # loaded silently short through one? (edge_indexes)
+            check_indexes(folder, self._live(), self._translated, sealed=sealed is not None)
             break_seal(folder)  # before the first write
             self._opened(info)
         except BaseException:

@@ -25,7 +25,11 @@ at 100k points when every point has one): measured in docs/reliability-and-secur
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
+from functools import partial
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +39,7 @@ from memadapt_core.backends import edge_seal
 from memadapt_core.backends.edge_shard import recovery_step
 from memadapt_core.errors import StoreCorruptedError
 
-__all__ = ["check_indexes", "index_problems"]
+__all__ = ["check_indexes", "index_problems", "value_problems"]
 
 _EARLIEST = "0001-01-01T00:00:00Z"
 
@@ -75,7 +79,7 @@ def _problem(shard: qe.EdgeShard, key: str, index: Any, points: int) -> str | No
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # a Rust panic is a BaseException: damage all the same
-        return f"its payload index of {key!r} cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
+        return _unreadable(key, exc)
     indexed = int(index.points)
     if indexed == present and through in (None, present):
         return None
@@ -92,6 +96,68 @@ def index_problems(shard: qe.EdgeShard) -> dict[str, str]:
     return {key: why for key, why in found.items() if why is not None}
 
 
+_MATCHED = (qe.PayloadSchemaType.Keyword, qe.PayloadSchemaType.Integer)
+_ORDERED = (qe.PayloadSchemaType.Datetime, qe.PayloadSchemaType.Float)
+
+
+def value_problems(shard: qe.EdgeShard) -> dict[str, str]:
+    """Each payload index whose values are not the payloads' values, read point by point: for a store opened without
+    its seal, whose digests would otherwise have caught a damaged page of a writable segment's index. Such a page
+    keeps every count right and the values wrong (a zeroed ``page_0.dat`` of ``observed_at``: alice listed 500 of
+    her 1,505 records, as ordered listing pages past the rest). Every point's keyword and integer fields are
+    counted against each value's posting list (a facet), and for times and floats the points are read in the
+    index's order, whose payload values must then be in order too: ~25 ms at 3,300 points, in proportion beyond
+    (docs/reliability-and-security.md)."""
+    info = shard.info()
+    points, schema = info.points_count, info.payload_schema
+    matched = sorted(key for key, index in schema.items() if index.data_type in _MATCHED)
+    ordered = sorted(key for key, index in schema.items() if index.data_type in _ORDERED)
+    problems: dict[str, str | None] = {}
+    try:
+        recs, _ = shard.scroll(qe.ScrollRequest(limit=points + 1, with_payload=matched, with_vector=False))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # a Rust panic is a BaseException: damage all the same
+        return {key: _unreadable(key, exc) for key in matched}
+    payloads = [r.payload or {} for r in recs]
+    for key in matched:
+        problems[key] = _values_problem(key, partial(_posting_mismatch, shard, key, points, payloads))
+    for key in ordered:
+        problems[key] = _values_problem(key, partial(_order_mismatch, shard, key, points))
+    return {key: why for key, why in problems.items() if why is not None}
+
+
+def _posting_mismatch(shard: qe.EdgeShard, key: str, points: int, payloads: list[dict[str, Any]]) -> str | None:
+    held = Counter(v for p in payloads if (v := p.get(key)) is not None)
+    hits = shard.facet(qe.FacetRequest(key, limit=points + 1, exact=False)).hits
+    if held == Counter({h.value: int(h.count) for h in hits}):
+        return None
+    return f"its payload index of {key!r} does not give each value the points whose payload holds it"
+
+
+def _order_mismatch(shard: qe.EdgeShard, key: str, points: int) -> str | None:
+    order = qe.OrderBy(key, qe.Direction.Asc)
+    recs, _ = shard.scroll(qe.ScrollRequest(limit=points + 1, with_payload=[key], with_vector=False, order_by=order))
+    values = [(r.payload or {}).get(key) for r in recs]
+    keys: list[Any] = [datetime.fromisoformat(v) if isinstance(v, str) else v for v in values]
+    if None not in keys and all(a <= b for a, b in pairwise(keys)):
+        return None
+    return f"its payload index of {key!r} orders the points otherwise than their payload values"
+
+
+def _values_problem(key: str, check: Callable[[], str | None]) -> str | None:
+    try:
+        return check()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # a Rust panic is a BaseException: damage all the same
+        return _unreadable(key, exc)
+
+
+def _unreadable(key: str, exc: BaseException) -> str:
+    return f"its payload index of {key!r} cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
+
+
 def _rebuild(shard: qe.EdgeShard, keys: list[str]) -> None:
     schema = shard.info().payload_schema
     for key in keys:
@@ -102,13 +168,24 @@ def _rebuild(shard: qe.EdgeShard, keys: list[str]) -> None:
     shard.flush()
 
 
-def check_indexes(folder: Path, shard: qe.EdgeShard, translate: Callable[[BaseException], Exception]) -> None:
-    """Once ``folder``'s shard is loaded: refuse it if a payload index does not agree with the store (in doctor's
-    child: note it, or rebuild it from the payloads). ``translate`` turns what a rebuild raises into a store error."""
+def _problems(shard: qe.EdgeShard, values: bool) -> dict[str, str]:
     problems = index_problems(shard)
+    if values:
+        problems |= {key: why for key, why in value_problems(shard).items() if key not in problems}
+    return problems
+
+
+def check_indexes(
+    folder: Path, shard: qe.EdgeShard, translate: Callable[[BaseException], Exception], *, sealed: bool
+) -> None:
+    """Once ``folder``'s shard is loaded: refuse it if a payload index does not agree with the store (in doctor's
+    child: note it, or rebuild it from the payloads). A store opened without its seal (and doctor's) has its
+    indexes' values read point by point too. ``translate`` turns what a rebuild raises into a store error."""
+    seen = edge_seal.inspection()
+    values = not sealed or seen is not None
+    problems = _problems(shard, values)
     if not problems:
         return
-    seen = edge_seal.inspection()
     if seen is None:
         msg = (
             f"the embedded store {folder} is damaged: {'; '.join(problems.values())}. Its records are still on "
@@ -125,6 +202,6 @@ def check_indexes(folder: Path, shard: qe.EdgeShard, translate: Callable[[BaseEx
         raise
     except BaseException as exc:
         raise translate(exc) from exc
-    still = index_problems(shard)
+    still = _problems(shard, values)
     seen.rebuilt.extend(key for key in sorted(problems) if key not in still)
     seen.problems.extend(still.values())
