@@ -15,6 +15,12 @@ first, then the vectors and payloads, and the versions last, so however a proces
   the log is replayed; one that is not was lost with a versions file cut short (``edge_precheck.py`` asks the child).
 
 Reading costs one pass over the mappings file (about 0.3 ms per 1,000 points, measured).
+
+An optimized segment's id tracker (``lib/segment/src/id_tracker/immutable_id_tracker``) is written once: its
+``id_tracker.mappings`` starts with the number of points as a little-endian u64, ``id_tracker.versions`` holds one u64
+each and ``id_tracker.deleted`` one bit each (in u64 words). A versions or deleted file shorter than that loads without
+a word and drops the points past its end (a versions file cut to half: bob listed 0 of his 180 records), so it is
+damage. A flipped bit of ``deleted`` looks like a deletion: only the seal's digests see it.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 __all__ = ["MAPPINGS", "VERSIONS", "TrackerReport", "read_mappings", "read_trackers"]
 
 MAPPINGS, VERSIONS = "mutable_id_tracker.mappings", "mutable_id_tracker.versions"
+FIXED_MAPPINGS, FIXED_VERSIONS, FIXED_DELETED = "id_tracker.mappings", "id_tracker.versions", "id_tracker.deleted"
 _INSERT_NUM, _INSERT_UUID, _DELETE_NUM, _DELETE_UUID = 1, 2, 3, 4
 _SIZES = {_INSERT_NUM: 13, _INSERT_UUID: 21, _DELETE_NUM: 9, _DELETE_UUID: 17}  # the first byte says the size
 _VERSION_SIZE = 8
@@ -91,10 +98,33 @@ def _segments(folder: Path) -> list[Path]:
     ]  # fmt: skip
 
 
+def _fixed_tracker_problem(segment: Path) -> str | None:
+    """Whether an optimized segment's versions and deleted files cover every point its mappings file counts."""
+    try:
+        with (segment / FIXED_MAPPINGS).open("rb") as f:
+            head = f.read(8)
+        if len(head) < 8:
+            return f"segment {segment.name}'s {FIXED_MAPPINGS} is cut short"
+        points: int = struct.unpack("<Q", head)[0]
+        sizes = {name: (segment / name).stat().st_size for name in (FIXED_VERSIONS, FIXED_DELETED)}
+    except OSError as exc:
+        return f"segment {segment.name}'s id tracker cannot be read ({exc})"
+    if sizes[FIXED_VERSIONS] < points * _VERSION_SIZE or sizes[FIXED_DELETED] < (points + 7) // 8:
+        return (
+            f"segment {segment.name} counts {points} points, but its {FIXED_VERSIONS} ({sizes[FIXED_VERSIONS]} bytes) "
+            f"or {FIXED_DELETED} ({sizes[FIXED_DELETED]} bytes) is shorter"
+        )
+    return None
+
+
 def read_trackers(folder: Path) -> TrackerReport:
     """Read the id trackers of the shard in ``folder`` against their versions files."""
     report = TrackerReport()
     for segment in _segments(folder):
+        if (segment / FIXED_MAPPINGS).exists():
+            if (why := _fixed_tracker_problem(segment)) is not None:
+                report.problems.append(why)
+            continue
         try:
             versions = (segment / VERSIONS).stat().st_size // _VERSION_SIZE
         except FileNotFoundError:

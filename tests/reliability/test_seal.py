@@ -100,3 +100,17 @@ def test_an_unclean_store_whose_id_tracker_was_cut_at_a_record_boundary_is_refus
 
     with pytest.raises(StoreCorruptedError, match=r"maps 30 points where 41 were stored"):
         Memory(path=tmp_path, embedder=HashEmbedder(dim=8))
+
+
+@pytest.mark.parametrize("name", ["id_tracker.versions", "id_tracker.deleted"])
+def test_an_unclean_optimized_store_whose_id_tracker_files_were_cut_is_refused(tmp_path: Path, name: str) -> None:
+    with Memory(path=tmp_path, embedder=HashEmbedder(dim=8)) as mem:
+        mem.add([f"note {i}" for i in range(300)], user_id="alice")
+        mem.optimize()  # an optimized segment: its id tracker is written once, with a count of its points
+    folder = next(d for d in tmp_path.iterdir() if d.is_dir())
+    seal_path(folder).unlink()
+    (target,) = folder.rglob(name)
+    target.write_bytes(target.read_bytes()[: target.stat().st_size // 2])  # loaded as it was, it dropped points
+
+    with pytest.raises(StoreCorruptedError, match=rf"counts 301 points, but its .*{name}.*--salvage"):
+        Memory(path=tmp_path, embedder=HashEmbedder(dim=8))
