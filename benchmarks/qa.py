@@ -99,15 +99,22 @@ def answer_messages(mem: Any, case: Case, hits: list[Any]) -> list[dict[str, str
 
 
 def run_case(mem: Any, case: Case, answerer: Any, judge: Any, top_k: int) -> dict[str, Any]:
+    """One question: recall, answer, judge. An LLM that fails after its retries makes the question an ``error``
+    (counted, scored as wrong), not the end of a run that may have cost an hour."""
+    from memadapt_core.errors import LLMError
+
     hits = mem.search(case.question, user_id=case.user_id, limit=top_k, now=case.now)
-    answer = answerer.complete_text(ANSWER_OPERATION, answer_messages(mem, case, hits))
-    said = judge.complete_text(JUDGE_OPERATION, judge_messages(case.judge_prompt(answer)))
-    verdict = parse_verdict(said)
+    answer = said = ""
+    try:
+        answer = answerer.complete_text(ANSWER_OPERATION, answer_messages(mem, case, hits))
+        said = judge.complete_text(JUDGE_OPERATION, judge_messages(case.judge_prompt(answer)))
+        verdict = {True: "correct", False: "wrong", None: "unparsed"}[parse_verdict(said)]
+    except LLMError as exc:
+        verdict, said = "error", f"{type(exc).__name__}: {exc}"
     found = {h.record.external_id for h in hits}
     row: dict[str, Any] = {
         "id": case.id, "category": case.category, "question": case.question, "gold": case.gold, "answer": answer,
-        "judge": said[:500], "verdict": {True: "correct", False: "wrong", None: "unparsed"}[verdict],
-        "recalled": [h.record.external_id for h in hits],
+        "judge": said[:500], "verdict": verdict, "recalled": [h.record.external_id for h in hits],
     }  # fmt: skip
     if case.evidence:
         row["recall"] = len(found & case.evidence) / len(case.evidence)
@@ -118,7 +125,8 @@ def run_case(mem: Any, case: Case, answerer: Any, judge: Any, top_k: int) -> dic
 
 
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per category and overall: questions, correct, wrong, unparsed, accuracy (unparsed count as wrong), recall."""
+    """Per category and overall: questions, correct, wrong, unparsed, errors, accuracy (over every question: unparsed
+    and errors count as wrong), recall."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(r["category"], []).append(r)
@@ -127,11 +135,12 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for name, items in sorted(groups.items(), key=lambda kv: (kv[0] == "overall", kv[0])):
         correct = sum(r["verdict"] == "correct" for r in items)
         unparsed = sum(r["verdict"] == "unparsed" for r in items)
+        errors = sum(r["verdict"] == "error" for r in items)
         recalls = [r["recall"] for r in items if "recall" in r]
         sessions = [r["session_any"] for r in items if "session_any" in r]
         out[name] = {
-            "questions": len(items), "correct": correct, "wrong": len(items) - correct - unparsed,
-            "unparsed": unparsed, "accuracy": round(correct / len(items), 4),
+            "questions": len(items), "correct": correct, "wrong": len(items) - correct - unparsed - errors,
+            "unparsed": unparsed, "errors": errors, "accuracy": round(correct / len(items), 4),
             "recall": round(sum(recalls) / len(recalls), 4) if recalls else None,
             "recall_scored": len(recalls),
             "session_any": round(sum(sessions) / len(sessions), 4) if sessions else None,
@@ -172,11 +181,11 @@ def render(result: dict[str, Any]) -> str:
         return "-" if v is None else f"{v:.3f}"
 
     rows = [
-        [name, m["questions"], m["correct"], m["wrong"], m["unparsed"], f(m["accuracy"]), f(m["recall"]),
-         f(m["session_any"])]
+        [name, m["questions"], m["correct"], m["wrong"], m["unparsed"], m["errors"], f(m["accuracy"]),
+         f(m["recall"]), f(m["session_any"])]
         for name, m in result["by_category"].items()
     ]  # fmt: skip
-    headers = ["category", "n", "correct", "wrong", "unparsed", "accuracy", "evidence recall", "session any"]
+    headers = ["category", "n", "correct", "wrong", "unparsed", "errors", "accuracy", "evidence recall", "session any"]
     return table(headers, rows)
 
 

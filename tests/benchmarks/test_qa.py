@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks import _locomo_data, longmemeval, qa
 from benchmarks._qa_judge import longmemeval_prompt, parse_verdict
-from memadapt_core.testing import ChatRequest, ScriptedLLMServer, ScriptItem
+from memadapt_core.testing import ChatRequest, Failure, ScriptedLLMServer, ScriptItem
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LOCOMO, LONGMEMEVAL = DATA / "locomo_dev.json", DATA / "longmemeval_dev.json"
@@ -60,7 +60,7 @@ def assert_report(result: dict[str, Any]) -> None:
         mine = [r for r in rows if name == "overall" or r["category"] == name]
         assert m["questions"] == len(mine)
         assert m["correct"] == sum(r["verdict"] == "correct" for r in mine)
-        assert m["correct"] + m["wrong"] + m["unparsed"] == m["questions"]
+        assert m["correct"] + m["wrong"] + m["unparsed"] + m["errors"] == m["questions"]
         assert m["accuracy"] == round(m["correct"] / m["questions"], 4)
         assert m["recall"] is None or 0.0 <= m["recall"] <= 1.0
     assert result["by_category"]["overall"]["questions"] == len(rows)
@@ -97,6 +97,27 @@ def test_qa_judges_longmemeval_by_question_type_and_abstention(llm: ScriptedLLMS
         assert result["by_category"]["abstention"]["recall"] is None  # the answer is in no haystack
         judged = [r.user for r in llm.chat_requests("judge")]
         assert any("unanswerable question" in prompt for prompt in judged)
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/data/locomo_dev.json absent")
+def test_qa_counts_a_question_the_llm_fails_on_and_goes_on(llm: ScriptedLLMServer) -> None:
+    convs, _ = _locomo_data.load(LOCOMO, ["conv-26"])
+    convs[0] = dataclasses.replace(convs[0], sessions=convs[0].sessions[:2], questions=convs[0].questions[:3])
+    answerer, judge = clients(llm)
+    failing = convs[0].questions[1].text
+
+    def refuse(request: ChatRequest) -> ScriptItem | None:
+        return Failure(400, "refused") if failing in request.user else scripted(request)
+
+    llm.responder = refuse
+
+    result = qa.run("locomo", convs, answerer, judge, top_k=5)
+
+    overall = result["by_category"]["overall"]
+    assert (overall["questions"], overall["errors"]) == (3, 1)
+    (failed,) = [r for r in result["questions"] if r["verdict"] == "error"]
+    assert failed["question"] == failing
+    assert "refused" in failed["judge"]
 
 
 @pytest.mark.parametrize(
