@@ -25,6 +25,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,7 @@ from benchmarks.locomo import ingest as locomo_ingest
 
 ANSWER_OPERATION, JUDGE_OPERATION = "answer", "judge"  # the X-Memadapt-Operation header of each request
 TOP_K = 10
+WORKERS = 4
 
 
 @dataclass(frozen=True)
@@ -98,19 +100,21 @@ def answer_messages(mem: Any, case: Case, hits: list[Any]) -> list[dict[str, str
     return plan.messages(mem.format_context(case.question, hits))
 
 
-def run_case(mem: Any, case: Case, answerer: Any, judge: Any, top_k: int) -> dict[str, Any]:
-    """One question: recall, answer, judge. An LLM that fails after its retries makes the question an ``error``
-    (counted, scored as wrong), not the end of a run that may have cost an hour."""
+def ask(case: Case, messages: list[dict[str, str]], answerer: Any, judge: Any) -> tuple[str, str, str]:
+    """The answer, what the judge said, and the verdict. An LLM that fails after its retries makes the question an
+    ``error`` (counted, scored as wrong), not the end of a run that may have cost an hour."""
     from memadapt_core.errors import LLMError
 
-    hits = mem.search(case.question, user_id=case.user_id, limit=top_k, now=case.now)
-    answer = said = ""
+    answer = ""
     try:
-        answer = answerer.complete_text(ANSWER_OPERATION, answer_messages(mem, case, hits))
+        answer = answerer.complete_text(ANSWER_OPERATION, messages)
         said = judge.complete_text(JUDGE_OPERATION, judge_messages(case.judge_prompt(answer)))
-        verdict = {True: "correct", False: "wrong", None: "unparsed"}[parse_verdict(said)]
     except LLMError as exc:
-        verdict, said = "error", f"{type(exc).__name__}: {exc}"
+        return answer, f"{type(exc).__name__}: {exc}", "error"
+    return answer, said, {True: "correct", False: "wrong", None: "unparsed"}[parse_verdict(said)]
+
+
+def report_row(case: Case, hits: list[Any], answer: str, said: str, verdict: str) -> dict[str, Any]:
     found = {h.record.external_id for h in hits}
     row: dict[str, Any] = {
         "id": case.id, "category": case.category, "question": case.question, "gold": case.gold, "answer": answer,
@@ -122,6 +126,21 @@ def run_case(mem: Any, case: Case, answerer: Any, judge: Any, top_k: int) -> dic
         sessions = {str(h.record.session_id).split("#")[0] for h in hits}
         row["session_any"] = float(bool(sessions & case.evidence_sessions))
     return row
+
+
+def answer_all(
+    mem: Any, cases: Sequence[Case], answerer: Any, judge: Any, *, top_k: int, workers: int
+) -> list[dict[str, Any]]:
+    """Recall every question first (the store, in this thread), then answer and judge ``workers`` at a time: the
+    model's latency, not memadapt's, is what a long run waits on."""
+    recalled = []
+    for case in progress(cases, "qa: recall", unit="q"):
+        hits = mem.search(case.question, user_id=case.user_id, limit=top_k, now=case.now)
+        recalled.append((case, hits, answer_messages(mem, case, hits)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        asked = pool.map(lambda item: ask(item[0], item[2], answerer, judge), recalled)
+        done = list(progress(asked, "qa: answer and judge", total=len(recalled), unit="q"))
+    return [report_row(case, hits, *result) for (case, hits, _), result in zip(recalled, done, strict=True)]
 
 
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -150,6 +169,7 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def run(
     dataset: str, data: Any, answerer: Any, judge: Any, *, top_k: int = TOP_K, embedder: Any = None,
+    workers: int = WORKERS,
 ) -> dict[str, Any]:  # fmt: skip
     """Ingest ``data`` (LoCoMo conversations or LongMemEval questions) into one in-memory store, answer, judge."""
     from memadapt_core import Memory
@@ -165,9 +185,9 @@ def run(
             done = longmemeval.ingest(mem, data)
             cases = longmemeval_cases(data)
         ingest_s = time.perf_counter() - started
-        rows = [run_case(mem, c, answerer, judge, top_k) for c in progress(cases, f"qa {dataset}", unit="q")]
+        rows = answer_all(mem, cases, answerer, judge, top_k=top_k, workers=workers)
     result: dict[str, Any] = {
-        "dataset": dataset, "top_k": top_k, "answerer": answerer.model, "judge": judge.model,
+        "dataset": dataset, "top_k": top_k, "workers": workers, "answerer": answerer.model, "judge": judge.model,
         "ingest_s": round(ingest_s, 2), "by_category": summarise(rows), "questions": rows,
         "llm_usage": {"answerer": answerer.stats, "judge": judge.stats},
     }  # fmt: skip
@@ -219,11 +239,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--judge-base-url", help="the judge's endpoint (default: --llm-base-url)")
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY", help="the variable holding the key")
     parser.add_argument("--top-k", type=int, default=TOP_K, help=f"memories recalled per question ({TOP_K})")
+    parser.add_argument("--workers", type=int, default=WORKERS, help=f"questions asked at once ({WORKERS})")
     parser.add_argument("--embedder", help="memadapt's embedder provider (default: the engine's default)")
     parser.add_argument("--out", help="write the report (every question, answer and verdict) as JSON")
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be 1 or more")
+    if args.workers < 1:
+        parser.error("--workers must be 1 or more")
 
     data = load(args)
     if not data:
@@ -232,7 +255,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     judge = llm_client(args.judge_base_url or args.llm_base_url, args.judge_model or args.llm_model, args.api_key_env)
     info = machine()
     with answerer, judge:
-        result = {"machine": info, **run(args.dataset, data, answerer, judge, top_k=args.top_k, embedder=args.embedder)}
+        result = {
+            "machine": info,
+            **run(args.dataset, data, answerer, judge, top_k=args.top_k, embedder=args.embedder, workers=args.workers),
+        }
     result["engine_changed"] = engine_changed(info)
     print(f"\n{machine_line(info)}")
     print(f"{args.dataset}: answered by {answerer.model}, judged by {judge.model}, top {args.top_k} memories")
