@@ -96,7 +96,10 @@ def answer_messages(mem: Any, case: Case, hits: list[Any]) -> list[dict[str, str
     from memadapt_core.engine.chat import AnswerPlan
 
     scope: Any = {"user_id": case.user_id, "agent_id": None, "session_id": None}
-    plan = AnswerPlan(case.question, scope, scope, len(hits), False, case.now, False, False)
+    plan = AnswerPlan(
+        question=case.question, scope=scope, recall_scope=scope, limit=len(hits), remember=False, now=case.now,
+        with_recent=False, with_profile=False,
+    )  # fmt: skip
     return plan.messages(mem.format_context(case.question, hits))
 
 
