@@ -5,10 +5,19 @@ recalled. Its answers are checked for shape, never for wisdom."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from memadapt_core import Memory
+from memadapt_core.consolidation.experience_plan import build_experience_reconciliation
+from memadapt_core.consolidation.experiences import Experience, build_experience_validation
+from memadapt_core.consolidation.extraction import Fact
+from memadapt_core.consolidation.reconciliation import build_reconciliation
+from memadapt_core.consolidation.reflection import build_reflection
+from memadapt_core.consolidation.tool_guides import build_tool_guide
+from memadapt_core.models import JSON, Kind, MemoryRecord, Scope
 from memadapt_core.testing import ChatRequest, ScriptedLLMServer, trial_llm_server, trial_responder
 
 USER = "ann"
@@ -81,3 +90,58 @@ def test_trial_unknown_json_step_gets_an_empty_object_and_prose_an_echo() -> Non
 
     assert trial_responder(unknown) == {}
     assert trial_responder(prose) == "(trial LLM) I do not remember anything about that yet."
+
+
+# -- the steps the engine tests above do not reach: their builders' requests, answered, through their parsers ------
+WHEN = datetime(2025, 3, 5, 9, 0, tzinfo=UTC)
+
+
+def record(n: int, text: str, kind: Kind, **metadata: JSON) -> MemoryRecord:
+    return MemoryRecord(id=f"r{n}", text=text, kind=kind, observed_at=WHEN, created_at=WHEN, updated_at=WHEN,
+                        metadata=dict(metadata))  # fmt: skip
+
+
+def answered(operation: str, messages: list[dict[str, str]] | None) -> Any:
+    assert messages is not None
+    body = {"messages": messages, "response_format": {"type": "json_object"}}
+    return trial_responder(ChatRequest(body, operation))
+
+
+def test_trial_reconciliation_adds_each_new_fact() -> None:
+    fact = Fact("Ann moved to Ghent.", ("m1",), WHEN, WHEN)
+    call = build_reconciliation([fact], [[record(1, "Ann lives in Lyon.", "fact")]], ["m1"])
+
+    decisions = call.parse(answered("reconcile", call.messages))
+
+    assert [d.action for d in decisions] == ["ADD"]
+
+
+def test_trial_reflection_draws_no_insight() -> None:
+    call = build_reflection(Scope.of(user_id=USER), [record(1, "Ann keeps bees.", "fact")])
+    assert call is not None
+
+    plan = call.parse(answered("reflect", call.messages))
+
+    assert plan.records == []
+
+
+def test_trial_validation_and_experience_reconciliation_keep_a_lesson() -> None:
+    trajectory = record(1, "[user] book a flight", "trajectory", task="book a flight", score=1.0)
+    lesson = Experience("booking a flight", "Confirm the date first.", "success", 1.0, ("r1",), WHEN)
+    stored = record(2, "paying a bill", "experience", content="Check the amount.")
+    validation = build_experience_validation([trajectory], [lesson])
+    reconciliation = build_experience_reconciliation([lesson], [[stored]])
+
+    judgements = validation.parse(answered("validate_experience", validation.messages))
+    decisions = reconciliation.parse(answered("reconcile_experience", reconciliation.messages))
+
+    assert [j.valid for j in judgements] == [True]
+    assert [d.action for d in decisions] == ["ADD"]
+
+
+def test_trial_tool_guide_names_the_tool() -> None:
+    call = build_tool_guide("search_web", [record(1, "search_web(q='bees')", "tool_call", tool="search_web")], None, {})
+
+    guide = call.parse(answered("tool_guide", call.messages))
+
+    assert guide.startswith("- search_web: 1 recent calls")
