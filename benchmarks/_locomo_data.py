@@ -60,6 +60,7 @@ class Question:
     text: str
     category: int
     evidence: frozenset[str]
+    answer: str = ""  # the gold answer (category 5 has none: its ``adversarial_answer`` is the trap, not the truth)
 
 
 @dataclass
@@ -163,7 +164,7 @@ def load(path: str | Path, only: Sequence[str] | None = None) -> tuple[list[Conv
             if not ev:
                 report.unscored_questions += 1
                 continue
-            questions.append(Question(sid, str(q["question"]), int(q["category"]), ev))
+            questions.append(Question(sid, str(q["question"]), int(q["category"]), ev, str(q.get("answer", ""))))
         convs.append(Conversation(sid, (str(c["speaker_a"]), str(c["speaker_b"])), sessions, questions))
     return convs, report
 

@@ -71,6 +71,7 @@ class Question:
     now: datetime
     evidence_sessions: frozenset[str]
     sessions: tuple[Session, ...]
+    answer: str = ""  # the gold answer (for _abs questions: why it cannot be answered)
 
     @property
     def scored(self) -> bool:
@@ -106,7 +107,7 @@ def load(path: str | Path, only: Sequence[str] | None = None) -> list[Question]:
         questions.append(
             Question(
                 q["question_id"], q["question_type"], q["question"], parse_date(q["question_date"]),
-                frozenset(q["answer_session_ids"]), tuple(sessions),
+                frozenset(q["answer_session_ids"]), tuple(sessions), str(q.get("answer", "")),
             )
         )  # fmt: skip
     return questions

@@ -13,15 +13,21 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import datetime
 from typing import IO, Any, Protocol
 
 from .errors import ConfigurationError, LLMError, ValidationError
 from .models import Answer, MemoryRecord
 
-__all__ = ["COMMANDS", "TOKEN_ENV", "ChatSession", "new_session_id"]
+__all__ = ["COMMANDS", "TOKEN_ENV", "TRIAL_LLMS", "TRIAL_LLM_HELP", "ChatSession", "new_session_id"]
 
 TOKEN_ENV = "MEMADAPT_TOKEN"
+TRIAL_LLMS = ("scripted",)
+TRIAL_LLM_HELP = (
+    "scripted: a trial LLM on 127.0.0.1 with canned, rule-based answers (no model, no key), to try answers, facts, "
+    "the profile and lessons offline; a real model: MEMADAPT_LLM__MODEL and MEMADAPT_LLM__BASE_URL"
+)
 PROMPT = "you> "
 LIST_LIMIT = 50
 COMMANDS = {
@@ -172,7 +178,8 @@ def open_memory(options: dict[str, Any], server: str | None, token: str | None) 
 
     memory = Memory(**options)
     try:
-        require_llm(memory.settings, where="; or talk to a running memadapt serve: --server URL --token TOKEN")
+        where = "; or talk to a running memadapt serve: --server URL --token TOKEN; or try it offline: --llm scripted"
+        require_llm(memory.settings, where=where)
     except ConfigurationError:
         memory.close()
         raise
@@ -186,6 +193,7 @@ def add_command(sub: Any, after: list[argparse.ArgumentParser]) -> None:
     chat.add_argument("--agent", dest="agent_id", help="agent id")
     chat.add_argument("--session", dest="session_id", help="this chat's session id (default: chat-<date-time>)")
     chat.add_argument("--limit", type=int, default=5, help="memories recalled per question (default 5)")
+    chat.add_argument("--llm", choices=TRIAL_LLMS, help=TRIAL_LLM_HELP)
 
 
 def run_command(ns: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -193,8 +201,18 @@ def run_command(ns: argparse.Namespace, options: dict[str, Any]) -> int:
     if ns.server is None and not (ns.user_id or ns.agent_id):
         field = "--user"
         raise ValidationError(field, "say whose memory to talk to: --user ID (or --agent ID)")
-    memory = open_memory(options, ns.server, ns.token)
-    with memory:
+    if ns.llm is not None and ns.server is not None:
+        field = "--llm"
+        raise ValidationError(field, "with --server the service's LLM answers: start it with memadapt serve --llm")
+    with ExitStack() as stack:
+        if ns.llm == "scripted":
+            from .testing.trial_llm import trial_options
+
+            options = stack.enter_context(trial_options(options))
+        memory = stack.enter_context(open_memory(options, ns.server, ns.token))
+        if ns.llm == "scripted":
+            session_says = "the LLM is a scripted trial: canned answers that echo the memories recalled"
+            print(f"memadapt chat: {session_says}", file=sys.stderr, flush=True)
         session = ChatSession(
             memory, user_id=ns.user_id, agent_id=ns.agent_id, session_id=ns.session_id or new_session_id(),
             limit=ns.limit,

@@ -24,6 +24,7 @@ from typing import Any, cast
 
 from . import chat_cli, cli_records
 from .backends.edge_holder import forget_holder, set_holder
+from .chat_cli import TRIAL_LLM_HELP, TRIAL_LLMS
 from .cli_output import (
     EXIT_CODES,
     EXIT_CONFIG,
@@ -178,6 +179,7 @@ def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
     serve.add_argument("--tokens", help="JSON file {token: user_id} (default: MEMADAPT_TOKENS, the same JSON)")
     serve.add_argument("--agent-id", help="also scope every request to this agent")
     serve.add_argument("--max-body-bytes", type=int, help="larger request bodies get 413 (default 2 MB)")
+    serve.add_argument("--llm", choices=TRIAL_LLMS, help=TRIAL_LLM_HELP)
     serve.add_argument(
         "--max-requests-per-token", type=int, metavar="N",
         help="a token with N requests in flight gets 429 and Retry-After (default 8; 0: no limit)",
@@ -213,7 +215,7 @@ def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
             options, host=ns.host, port=ns.port, tokens_file=ns.tokens, agent_id=ns.agent_id,
             max_body_bytes=ns.max_body_bytes, max_text_chars=ns.max_text_chars,
             allowed_hosts=ns.allowed_host, allowed_origins=ns.allowed_origin, library_dir=ns.library_dir,
-            requests_per_token=ns.max_requests_per_token,
+            requests_per_token=ns.max_requests_per_token, trial_llm=ns.llm == "scripted",
         )  # fmt: skip
     return EXIT_OK
 

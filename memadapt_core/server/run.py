@@ -107,10 +107,22 @@ def serve(
     allowed_origins: Sequence[str] = (),
     library_dir: str | Path | None = None,
     requests_per_token: int | None = None,
+    trial_llm: bool = False,
 ) -> None:
     """Serve the HTTP API and streamable-HTTP MCP until stopped. Refuses to start without tokens: every request
-    needs one, and a host other than loopback without them would be an open door."""
+    needs one, and a host other than loopback without them would be an open door. ``trial_llm``: answer and
+    consolidate with the trial LLM (``memadapt serve --llm scripted``), started here and stopped with the service."""
     _require_extra()
+    if trial_llm:
+        from memadapt_core.testing.trial_llm import trial_options
+
+        with trial_options(options) as tried:
+            serve(
+                tried, host=host, port=port, tokens_file=tokens_file, agent_id=agent_id, max_body_bytes=max_body_bytes,
+                max_text_chars=max_text_chars, allowed_hosts=allowed_hosts, allowed_origins=allowed_origins,
+                library_dir=library_dir, requests_per_token=requests_per_token,
+            )  # fmt: skip
+        return
     import anyio
     import uvicorn
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from memadapt_core.config import MemorySettings, default_path
 from memadapt_core.redaction import redact_url
+from memadapt_core.testing.trial_llm import is_trial
 
 __all__ = ["service_url", "start_lines"]
 
@@ -57,6 +58,13 @@ def _llm(settings: MemorySettings) -> str:
         )
     where = redact_url(llm.base_url) if llm.base_url else "api.openai.com"
     profile = ", profile on" if settings.tiers.profile else ""
+    if is_trial(llm.model):
+        profile = profile or "; profile off (MEMADAPT_TIERS__PROFILE=true keeps one)"
+        return (
+            f"a scripted trial at {where}, not a model: canned answers (facts are the user's own sentences, answers "
+            f"echo the memories recalled), to try consolidation offline{profile}; a real model: MEMADAPT_LLM__MODEL "
+            "and MEMADAPT_LLM__BASE_URL"
+        )
     return f"{llm.model} at {where}: answer and consolidation on{profile}"
 
 

@@ -1,8 +1,9 @@
 """Public test doubles for plugin and adapter authors; importing them needs no pytest.
 
 ``HashEmbedder`` is a deterministic embedder; ``ScriptedLLMServer`` an OpenAI-compatible HTTP server on 127.0.0.1
-that answers from a script. ``MemoryContract``, the behaviour suite to subclass, needs pytest: it is loaded only when
-asked for, so ``import memadapt_core.testing`` works in an environment without it.
+that answers from a script; ``trial_llm_server`` one answering as the trial LLM (canned, rule-based answers to each
+consolidation step, for trying memadapt offline). ``MemoryContract``, the behaviour suite to subclass, needs pytest:
+it is loaded only when asked for, so ``import memadapt_core.testing`` works in an environment without it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .scripted_server import (
     hashed_embedding,
     serve_scripted_llm,
 )
+from .trial_llm import trial_llm_server, trial_responder
 
 if TYPE_CHECKING:
     from .contract import MemoryContract
@@ -41,6 +43,8 @@ __all__ = [
     "ScriptedLLMServer",
     "hashed_embedding",
     "serve_scripted_llm",
+    "trial_llm_server",
+    "trial_responder",
 ]
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from memadapt_core import Memory
 from memadapt_core.cli import main
 from memadapt_core.testing import ScriptedLLMServer
 from tests._chat import remembering_llm
@@ -135,6 +136,25 @@ def test_chat_without_an_llm_names_the_settings_and_the_server_option(
     assert code == 4
     assert "MEMADAPT_LLM__MODEL" in error
     assert "--server URL" in error
+    assert "--llm scripted" in error
+
+
+def test_chat_with_the_trial_llm_consolidates_and_answers_offline(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMADAPT_LLM__", "OPENAI_"))}
+    chat = Terminal("--path", str(tmp_path / "store"), "chat", "--user", "ann", "--llm", "scripted", env=env)
+    chat.say("My cat is called Miso.")
+    consolidated = chat.say("/consolidate")
+    shown = chat.say("What is my cat called?")
+    assert chat.quit() == 0
+    answer = shown.split("recalled:", 1)[0]
+    assert "(trial LLM" in answer
+    assert "My cat is called Miso." in answer
+    assert re.search(r"consolidated \d+ messages", consolidated)  # now, or already in the background
+    with Memory(path=str(tmp_path / "store")) as memory:
+        facts = [r.text for r in memory.list(user_id="ann", kinds=["fact"]).records]
+    assert "My cat is called Miso." in facts
 
 
 def test_chat_without_a_user_says_whose_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,6 +38,7 @@ def test_the_public_names_are_pinned_and_sorted() -> None:
     assert memadapt_core.testing.__all__ == [
         "ChatRequest", "Failure", "Garbage", "Hang", "HashEmbedder", "MemoryContract", "RecordedRequest", "Reply",
         "Responder", "ScriptItem", "ScriptedLLMServer", "hashed_embedding", "serve_scripted_llm",
+        "trial_llm_server", "trial_responder",
     ]  # fmt: skip
     assert memadapt_core.testing.__all__ == sorted(memadapt_core.testing.__all__)
     for name in memadapt_core.testing.__all__:
