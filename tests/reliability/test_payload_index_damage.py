@@ -123,11 +123,13 @@ def test_a_damaged_page_or_tracker_of_a_mutable_index_is_refused_in_a_store_with
     try:
         mem = _open(store)
     except StoreCorruptedError as exc:
-        assert "--salvage" in str(exc)
-        return
-    with mem:  # the damage missed what these reads use: they must then be whole
-        assert [len(list(mem.iter_records(user_id=u))) for u in USERS] == [1505, 1500, 300]
-        assert mem.count(user_id="alice", kinds=["fact"]) == 5
+        refusal = str(exc)
+    else:
+        refusal = ""
+        with mem:  # the damage missed what these reads use: they must then be whole
+            assert [len(list(mem.iter_records(user_id=u))) for u in USERS] == [1505, 1500, 300]
+            assert mem.count(user_id="alice", kinds=["fact"]) == 5
+    assert not refusal or "--salvage" in refusal
 
 
 def test_salvage_rebuilds_an_index_whose_values_were_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
