@@ -1,6 +1,6 @@
 """The backend-neutral ``FilterSpec`` as a qdrant-client filter. No I/O.
 
-The twin of ``edge_filters.py``: the same conditions in qdrant-client's models.
+The twin of ``edge/filters.py``: the same conditions in qdrant-client's models.
 """
 
 from __future__ import annotations
