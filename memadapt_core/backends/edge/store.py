@@ -107,7 +107,7 @@ class EdgeStore:
         # searches skip the condition: each condition is checked point by point, ~35-65 µs a search at 1,000
         # records a user. Set before any write that ends a record; counted again on open.
         self._ended = True
-        self._archived = True  # the same for "not archived" (memadapt_core.engine.capacity)
+        self._archived = True  # the same for "not archived" (memadapt_core.engine.tiers.archiving)
         # The kinds any record may have: while a read asks for all of them, its filter leaves the kinds out. Counted
         # on open, added to before any write that brings a new one; deletes never take one away.
         self._kinds: frozenset[str] | None = None
