@@ -12,32 +12,32 @@ import logging
 import threading
 from typing import TypeVar
 
-from memadapt_core.consolidation.experience_plan import (
+from memadapt_core.consolidation.llm_base import AnswerParser
+from memadapt_core.consolidation.llm_client import LLMClient
+from memadapt_core.consolidation.parsing import MalformedAnswerError
+from memadapt_core.consolidation.planning.experience_plan import (
     build_experience_reconciliation,
     experience_scope,
     plan_experiences,
 )
-from memadapt_core.consolidation.experiences import (
+from memadapt_core.consolidation.planning.experiences import (
     Judgement,
     build_experience_extraction,
     build_experience_validation,
 )
-from memadapt_core.consolidation.llm_base import AnswerParser
-from memadapt_core.consolidation.llm_client import LLMClient
-from memadapt_core.consolidation.parsing import MalformedAnswerError
-from memadapt_core.consolidation.plan import ConsolidationPlan
-from memadapt_core.consolidation.profiling import assemble_profile_update
-from memadapt_core.consolidation.reconciliation import build_reconciliation, plan_facts, skip_plan
-from memadapt_core.consolidation.reflection import (
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan
+from memadapt_core.consolidation.planning.profiling import assemble_profile_update
+from memadapt_core.consolidation.planning.reconciliation import build_reconciliation, plan_facts, skip_plan
+from memadapt_core.consolidation.planning.reflection import (
     Reflection,
     assemble_reflection,
     cited_ids,
     taken,
     worth_reflecting,
 )
+from memadapt_core.consolidation.planning.tool_guides import build_tool_guide, pending_by_tool, plan_tool_guide
 from memadapt_core.consolidation.report import ConsolidationReport
 from memadapt_core.consolidation.store import SyncConsolidationStore
-from memadapt_core.consolidation.tool_guides import build_tool_guide, pending_by_tool, plan_tool_guide
 from memadapt_core.consolidation.worker_base import InstructionsHook, WorkerBase, WorkerOptions
 from memadapt_core.models import MemoryRecord, Scope
 from memadapt_core.tool_stats import tool_stats

@@ -13,7 +13,7 @@ import queue
 import threading
 
 from memadapt_core.consolidation.llm_client import LLMClient
-from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan
 from memadapt_core.consolidation.store import SyncConsolidationStore
 from memadapt_core.consolidation.sync_steps import SyncConsolidationSteps
 from memadapt_core.consolidation.worker_base import InstructionsHook, WorkerOptions

@@ -15,7 +15,7 @@ import asyncio
 import logging
 
 from memadapt_core.consolidation.llm_client import AsyncLLMClient
-from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan
 from memadapt_core.consolidation.steps import ConsolidationSteps
 from memadapt_core.consolidation.store import ConsolidationStore
 from memadapt_core.consolidation.worker_base import InstructionsHook, WorkerOptions
