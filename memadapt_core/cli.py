@@ -23,7 +23,7 @@ from importlib import metadata
 from typing import Any, cast
 
 from . import chat_cli, cli_records
-from .backends.edge_holder import forget_holder, set_holder
+from .backends.edge.holder import forget_holder, set_holder
 from .chat_cli import TRIAL_LLM_HELP, TRIAL_LLMS
 from .cli_output import (
     EXIT_CODES,

@@ -3,12 +3,12 @@
 Damaged files can make qdrant-edge abort the process or allocate without bound, so the store is read in a child
 process with a memory limit and a timeout (``memadapt_core.doctor_child``). ``check`` opens the store, reads every
 record (an export of them all, which also checks each against its scope) and compares their number with the points
-the store counts and with those it held at its last clean close (the seal, ``backends/edge_seal.py``). When that
+the store counts and with those it held at its last clean close (the seal, ``backends/edge/checks/seal.py``). When that
 fails (the store does not open, aborts, or reads back short), ``check`` also replays the store's write-ahead log
 into a scratch folder (``doctor_child``): a complete log rebuilds the store as last written; a partial one gives the
 records written since its start.
 
-A payload index that does not agree with the payloads (``backends/edge_indexes.py``) hides records that are still
+A payload index that does not agree with the payloads (``backends/edge/checks/indexes.py``) hides records that are still
 on disk: ``check`` reports it, and ``salvage`` first rebuilds it from the payloads in place (``rebuilt_indexes``), so
 every record reads back again.
 

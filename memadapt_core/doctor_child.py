@@ -2,7 +2,7 @@
 down (a memory limit; the parent adds a timeout), and print one JSON report.
 
 ``python -m memadapt_core.doctor_child store OPTIONS EXPORT_TO [rebuild-indexes]`` opens the store itself and exports
-every readable record. The seal's checks (``backends/edge_seal.py``) and the payload indexes' (``edge_indexes.py``)
+every readable record. The checks of the seal and of the payload indexes (``backends/edge/checks/``)
 are noted, not raised, and the seal of a damaged store is kept, so the store goes on refusing to open until it is
 salvaged; with ``rebuild-indexes`` a damaged payload index is rebuilt from the payloads before the export.
 
@@ -59,7 +59,7 @@ def _read(options: dict[str, Any], export_to: str) -> dict[str, Any]:
 
 
 def _store(options: dict[str, Any], export_to: str, *, rebuild_indexes: bool) -> dict[str, Any]:
-    from memadapt_core.backends import edge_seal
+    from memadapt_core.backends.edge.checks import seal as edge_seal
 
     seen = edge_seal.inspect(rebuild_indexes=rebuild_indexes)
     report = _read(options, export_to)
@@ -75,7 +75,7 @@ def _store(options: dict[str, Any], export_to: str, *, rebuild_indexes: bool) ->
 def _log(options: dict[str, Any], export_to: str, scratch: Path) -> dict[str, Any]:
     import qdrant_edge as qe
 
-    from memadapt_core.backends.edge_schema import INFO_IDS
+    from memadapt_core.backends.edge.schema import INFO_IDS
 
     root = _root(options)
     complete = True

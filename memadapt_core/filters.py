@@ -42,7 +42,7 @@ class FilterSpec:
     observed_to: datetime | None = None  # exclusive
     valid_at: datetime | None = None  # "as of": valid_from <= t and (valid_to empty or valid_to > t)
     consolidated: bool | None = None  # True: marked 1; False: not marked (0 or absent)
-    archived: bool | None = None  # True: archived (1); False: not archived (memadapt_core.engine.capacity)
+    archived: bool | None = None  # True: archived (1); False: not archived (memadapt_core.engine.tiers.archiving)
     metadata: tuple[MetaCondition, ...] = ()
     exact_scope: bool = False  # scope ids given as None must be absent (consolidation works on exact scopes)
     source_ids_any: tuple[str, ...] | None = None  # records citing any of these (insights over facts)

@@ -51,11 +51,11 @@ class StoredPoint:
 VectorUpdate = tuple[str, "SparseVector | None", "npt.NDArray[np.float32] | None"]
 
 #: The field holding the record id in each payload ``points`` hands out (and in the embedded store's stored payloads,
-#: whose point ids are not the record ids: _slots.py). Records ignore it.
+#: whose point ids are not the record ids: slots.py). Records ignore it.
 RECORD_ID = "rid"
 
 #: A point id as a backend's ``search`` returns it and its ``points`` takes it back: the record id itself, or a
-#: cheaper stand-in (the embedded store's integer point ids: backends/_slots.py).
+#: cheaper stand-in (the embedded store's integer point ids: backends/edge/slots.py).
 PointKey = Hashable
 
 

@@ -1,6 +1,6 @@
 """The backend-neutral ``FilterSpec`` as a qdrant-client filter. No I/O.
 
-The twin of ``edge_filters.py``: the same conditions in qdrant-client's models.
+The twin of ``edge/filters.py``: the same conditions in qdrant-client's models.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def client_filter(flt: FilterSpec) -> qm.Filter:
         must_not.append(qm.FieldCondition(key="consolidated", match=qm.MatchValue(value=1)))
     if flt.archived:
         must.append(qm.FieldCondition(key="archived", match=qm.MatchValue(value=1)))
-    elif flt.archived is not None:  # not archived: absent (memadapt_core.engine.capacity)
+    elif flt.archived is not None:  # not archived: absent (memadapt_core.engine.tiers.archiving)
         must_not.append(qm.FieldCondition(key="archived", match=qm.MatchValue(value=1)))
     for cond in flt.metadata:
         key = f"metadata.{cond.key}"

@@ -12,7 +12,7 @@ __all__ = [
     "read_info", "read_schema",
 ]  # fmt: skip
 
-# 1: the first layout; 2: the embedded store keeps records at integer point ids (backends/_slots.py).
+# 1: the first layout; 2: the embedded store keeps records at integer point ids (backends/edge/slots.py).
 SCHEMA_VERSION = 2
 TENANT_INDEX = "user_id"
 KEYWORD_INDEXES = ("agent_id", "session_id", "kind")  # what filters use: an index costs every write

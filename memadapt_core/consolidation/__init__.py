@@ -4,11 +4,11 @@ Pure planning (prompts, answer checks, plans of store operations) in ``extractio
 ``reflection``; I/O in the LLM clients and the two workers (asyncio task and thread) over a store protocol.
 """
 
-from memadapt_core.consolidation.extraction import Extraction, ExtractionResult, Fact, build_extraction
 from memadapt_core.consolidation.llm_base import OPERATION_HEADER
 from memadapt_core.consolidation.llm_client import AsyncLLMClient, LLMClient
 from memadapt_core.consolidation.parsing import MalformedAnswerError, extract_json
-from memadapt_core.consolidation.plan import (
+from memadapt_core.consolidation.planning.extraction import Extraction, ExtractionResult, Fact, build_extraction
+from memadapt_core.consolidation.planning.plan import (
     ConsolidationPlan,
     Invalidation,
     NewRecord,
@@ -17,14 +17,14 @@ from memadapt_core.consolidation.plan import (
     insight_id,
     normalise_text,
 )
-from memadapt_core.consolidation.reconciliation import (
+from memadapt_core.consolidation.planning.reconciliation import (
     Decision,
     Reconciliation,
     build_reconciliation,
     plan_facts,
     skip_plan,
 )
-from memadapt_core.consolidation.reflection import (
+from memadapt_core.consolidation.planning.reflection import (
     Reflection,
     ReflectionTracker,
     assemble_reflection,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan
 
 __all__ = ["ConsolidationReport"]
 

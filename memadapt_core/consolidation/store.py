@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan
 from memadapt_core.models import MemoryRecord, Scope
 
 __all__ = ["ConsolidationStore", "SyncConsolidationStore"]

@@ -12,10 +12,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from memadapt_core.config import MemorySettings
-from memadapt_core.consolidation.extraction import Extraction, Fact, build_extraction
 from memadapt_core.consolidation.llm_base import LLMClientBase
-from memadapt_core.consolidation.plan import ConsolidationPlan
-from memadapt_core.consolidation.reflection import ReflectionTracker
+from memadapt_core.consolidation.planning.extraction import Extraction, Fact, build_extraction
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan
+from memadapt_core.consolidation.planning.reflection import ReflectionTracker
 from memadapt_core.consolidation.report import ConsolidationReport
 from memadapt_core.errors import LLMError, StoreError
 from memadapt_core.models import MemoryRecord, Scope

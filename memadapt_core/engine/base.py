@@ -22,10 +22,10 @@ from memadapt_core.validation import parse_scope
 
 from . import tiers
 from .background import Pending
-from .experience_recall import render_guidance
 from .llm_notice import warn_without_llm
 from .open_stores import open_resources, release
 from .resources import Resources, build_settings
+from .tasks.recall import render_guidance
 from .updates import parse_id
 
 if TYPE_CHECKING:

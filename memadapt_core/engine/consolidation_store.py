@@ -15,11 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPoint
-from memadapt_core.consolidation.plan import ConsolidationPlan
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan
 from memadapt_core.engine import reads
-from memadapt_core.engine.capacity import archive_coldest
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_payloads, check_points
+from memadapt_core.engine.tiers.archiving import archive_coldest
 from memadapt_core.filters import FilterSpec, MetaCondition
 from memadapt_core.heat import segment_heat
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope

@@ -1,6 +1,6 @@
 """Export and import of the twins, as JSON Lines and as ReMe's experience libraries: ``AsyncTransfers`` (each a
 thread: files are read and written a batch at a time) and ``Transfers``. Mixed into ``AsyncMemory`` and ``Memory``
-so the twins' own modules keep to their storage calls; the work is in ``transfer`` and ``reme_transfer``.
+so the twins' own modules keep to their storage calls; the work is in ``transfer`` and ``tasks/reme_libraries``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, cast
 
 from memadapt_core.models import Kind, LibraryImport
 
-from . import reme_transfer, transfer
+from . import transfer
+from .tasks import reme_libraries
 
 if TYPE_CHECKING:
     from .async_memory import AsyncMemory
@@ -49,7 +50,7 @@ class AsyncTransfers:
         """Load an experience library in ReMe's format (a ``.jsonl`` file or a folder of them) as the agent's
         lessons, re-embedding; idempotent by ``memory_id`` (docs/task-memory.md)."""
         return await asyncio.to_thread(
-            reme_transfer.import_library, cast("AsyncMemory", self)._live(), path, agent_id, progress
+            reme_libraries.import_library, cast("AsyncMemory", self)._live(), path, agent_id, progress
         )
 
     async def export_reme(
@@ -57,7 +58,7 @@ class AsyncTransfers:
     ) -> int:
         """Write the agent's current lessons in ReMe's line format (ReMe's ``load`` reads it); returns how many."""
         return await asyncio.to_thread(
-            reme_transfer.export_library, cast("AsyncMemory", self)._live(), path, agent_id, progress
+            reme_libraries.export_library, cast("AsyncMemory", self)._live(), path, agent_id, progress
         )
 
 
@@ -83,10 +84,10 @@ class Transfers:
     ) -> LibraryImport:
         """Load an experience library in ReMe's format (a ``.jsonl`` file or a folder of them) as the agent's
         lessons, re-embedding; idempotent by ``memory_id`` (docs/task-memory.md)."""
-        return reme_transfer.import_library(cast("Memory", self)._live(), path, agent_id, progress)
+        return reme_libraries.import_library(cast("Memory", self)._live(), path, agent_id, progress)
 
     def export_reme(
         self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None
     ) -> int:
         """Write the agent's current lessons in ReMe's line format (ReMe's ``load`` reads it); returns how many."""
-        return reme_transfer.export_library(cast("Memory", self)._live(), path, agent_id, progress)
+        return reme_libraries.export_library(cast("Memory", self)._live(), path, agent_id, progress)

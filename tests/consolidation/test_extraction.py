@@ -10,7 +10,7 @@ import pydantic
 import pytest
 
 from memadapt_core.consolidation import MalformedAnswerError, build_extraction
-from memadapt_core.consolidation.extraction import parse_when
+from memadapt_core.consolidation.planning.extraction import parse_when
 
 from .conftest import ALEX, T0, DictStore
 

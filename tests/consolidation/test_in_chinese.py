@@ -14,14 +14,14 @@ from memadapt_core.consolidation import (
     fact_id,
     normalise_text,
 )
-from memadapt_core.consolidation.experience_plan import RECONCILE_PROMPT
-from memadapt_core.consolidation.experiences import EXTRACT_PROMPT, VALIDATE_PROMPT
-from memadapt_core.consolidation.extraction import SYSTEM_PROMPT as EXTRACT_FACTS_PROMPT
-from memadapt_core.consolidation.extraction import parse_when
-from memadapt_core.consolidation.profiling import SYSTEM_PROMPT as PROFILE_PROMPT
-from memadapt_core.consolidation.reconciliation import SYSTEM_PROMPT as RECONCILE_FACTS_PROMPT
-from memadapt_core.consolidation.reflection import SYSTEM_PROMPT as REFLECT_PROMPT
-from memadapt_core.consolidation.tool_guides import PROMPT as TOOL_GUIDE_PROMPT
+from memadapt_core.consolidation.planning.experience_plan import RECONCILE_PROMPT
+from memadapt_core.consolidation.planning.experiences import EXTRACT_PROMPT, VALIDATE_PROMPT
+from memadapt_core.consolidation.planning.extraction import SYSTEM_PROMPT as EXTRACT_FACTS_PROMPT
+from memadapt_core.consolidation.planning.extraction import parse_when
+from memadapt_core.consolidation.planning.profiling import SYSTEM_PROMPT as PROFILE_PROMPT
+from memadapt_core.consolidation.planning.reconciliation import SYSTEM_PROMPT as RECONCILE_FACTS_PROMPT
+from memadapt_core.consolidation.planning.reflection import SYSTEM_PROMPT as REFLECT_PROMPT
+from memadapt_core.consolidation.planning.tool_guides import PROMPT as TOOL_GUIDE_PROMPT
 from memadapt_core.testing import ScriptedLLMServer
 
 from .conftest import ALEX, T0, DictStore, extracted

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from memadapt_core import Memory, MemorySettings
-from memadapt_core.backends._payload_cache import PayloadCache
-from memadapt_core.backends._slots import slots
 from memadapt_core.backends.base import RECORD_ID, CollectionInfo, StoredPoint
 from memadapt_core.backends.client import QdrantClientBackend
 from memadapt_core.backends.edge import EdgeBackend
+from memadapt_core.backends.edge.payload_cache import PayloadCache
+from memadapt_core.backends.edge.slots import slots
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.filters import FilterSpec
 

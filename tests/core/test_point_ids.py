@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memadapt_core import Memory
-from memadapt_core.backends._slots import INFO_SLOT, RID, home_slots, place, slot_map, slots
 from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
+from memadapt_core.backends.edge.slots import INFO_SLOT, RID, home_slots, place, slot_map, slots
 from memadapt_core.backends.schema import info_payload, read_schema
 from memadapt_core.models import MemoryRecord
 from memadapt_core.record_codec import HistoryCap, payload_of, utcnow

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memadapt_core import Memory
-from memadapt_core.backends.edge_filters import edge_filter
+from memadapt_core.backends.edge.filters import edge_filter
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import PERSONAL_KINDS
 from tests._planted import plant

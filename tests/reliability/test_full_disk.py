@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from memadapt_core import Memory, StoreFullError
-from memadapt_core.backends._upkeep import upsert_bytes
 from memadapt_core.backends.base import StoredPoint
+from memadapt_core.backends.edge.upkeep import upsert_bytes
 from memadapt_core.testing import HashEmbedder
 
 from ._support import ChildProcess

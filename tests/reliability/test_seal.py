@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memadapt_core import Memory, StoreCorruptedError
-from memadapt_core.backends.edge_seal import seal_path
+from memadapt_core.backends.edge.checks.seal import seal_path
 from memadapt_core.testing import HashEmbedder
 
 

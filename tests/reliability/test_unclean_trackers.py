@@ -12,8 +12,8 @@ import pytest
 import qdrant_edge as qe
 
 from memadapt_core import Memory, StoreCorruptedError
-from memadapt_core.backends.edge_seal import seal_path
-from memadapt_core.backends.edge_tracker import read_mappings
+from memadapt_core.backends.edge.checks.seal import seal_path
+from memadapt_core.backends.edge.checks.trackers import read_mappings
 from memadapt_core.testing import HashEmbedder
 
 

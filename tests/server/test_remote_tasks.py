@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memadapt_core import AsyncMemory, MemoryRecord, SearchHit, ValidationError
-from memadapt_core.engine.tool_memory import ToolGuide
+from memadapt_core.engine.tasks.tool_memory import ToolGuide
 from memadapt_core.remote import AsyncRemoteMemory, RemoteMemory
 from memadapt_core.testing import ChatRequest, ScriptedLLMServer, ScriptItem
 from memadapt_core.tool_stats import ToolStats

@@ -7,7 +7,7 @@ from typing import Any
 
 from memadapt_core import MemoryRecord, SearchHit
 from memadapt_core.config import TaskMemorySettings
-from memadapt_core.engine.experience_recall import evidence_strength, rank_experiences, render_guidance
+from memadapt_core.engine.tasks.recall import evidence_strength, rank_experiences, render_guidance
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
 

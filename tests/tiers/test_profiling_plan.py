@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memadapt_core.consolidation import MalformedAnswerError
-from memadapt_core.consolidation.profiling import build_profile_update
+from memadapt_core.consolidation.planning.profiling import build_profile_update
 from memadapt_core.models import MemoryRecord, Scope
 
 ALEX = Scope(user_id="alex")

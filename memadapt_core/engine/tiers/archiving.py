@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memadapt_core.engine import reads
+from memadapt_core.engine.resources import Resources
+from memadapt_core.engine.scope_guard import check_points
 from memadapt_core.filters import FilterSpec
 from memadapt_core.heat import AccessLedger, record_heat
 from memadapt_core.models import MemoryRecord, Scope
 from memadapt_core.record_codec import record_from_payload, utcnow
-
-from . import reads
-from .resources import Resources
-from .scope_guard import check_points
 
 __all__ = ["archive_coldest", "coldest", "kept_filter"]
 

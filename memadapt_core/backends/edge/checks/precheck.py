@@ -1,7 +1,7 @@
 """A store that was not closed cleanly is loaded in a child process first, with a memory limit and a timeout.
 
 On damaged bytes qdrant-edge can abort the process (a flipped last byte of an id tracker: a 100 GB allocation that
-failed) or allocate without bound. A cleanly closed store is checked by its seal (``edge_seal.py``) before anything
+failed) or allocate without bound. A cleanly closed store is checked by its seal (``checks/seal.py``) before anything
 reads it; one that has no seal (a killed process, a power cut, a store last closed by an older memadapt) is loaded
 once in a child first: only qdrant-edge is imported there, the log is replayed and the shard closed (its segments
 then hold what the log held, so the load in-process that follows replays nothing). If the child dies, runs out of
@@ -9,7 +9,7 @@ its memory or time, or raises, opening is refused with ``StoreCorruptedError`` n
 process that opens the store survives.
 
 Some damage loads without a word and only leaves the store shorter. So before the child, each segment's id tracker
-is read against its versions file (``edge_tracker.py``, a few milliseconds): a cut id tracker is refused there and
+is read against its versions file (``checks/trackers.py``, a few milliseconds): a cut id tracker is refused there and
 then. The points an id tracker maps past the end of its versions file are handed to the child, which asks for them
 once the log is replayed: one missing was lost (a cut versions file). As the child's load has flushed the store by
 then, the refusal is made lasting with a seal of the number of points the store should hold (``seal_expected``).
@@ -23,9 +23,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memadapt_core.backends.edge_seal import seal_expected
-from memadapt_core.backends.edge_shard import not_damage, recovery_step
-from memadapt_core.backends.edge_tracker import VERSIONS, PointId, read_trackers
+from memadapt_core.backends.edge.checks.seal import seal_expected
+from memadapt_core.backends.edge.checks.trackers import VERSIONS, PointId, read_trackers
+from memadapt_core.backends.edge.shard import not_damage, recovery_step
 from memadapt_core.errors import StoreCorruptedError
 
 __all__ = ["precheck"]

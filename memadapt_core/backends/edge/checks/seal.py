@@ -9,7 +9,7 @@ before qdrant-edge reads a byte, the files are checked against the seal, and onc
 count too; a mismatch is a ``StoreCorruptedError`` naming the recovery step (``memadapt doctor --salvage``). The
 seal is removed before the first write, so a store that was not closed cleanly (a killed process) has none: its
 state is whatever the log replays, which no count taken earlier can predict. One exception: a store found short at
-an unclean open (``edge_precheck.py``) gets a seal of the points it should hold and of no file (``seal_expected``),
+an unclean open (``checks/precheck.py``) gets a seal of the points it should hold and of no file (``seal_expected``),
 so it goes on refusing to open, and doctor reports what was lost.
 
 Costs (measured, ``benchmarks`` not needed): see docs/reliability-and-security.md.
@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memadapt_core.backends.edge_shard import aside, fsync_dir, recovery_step
+from memadapt_core.backends.edge.shard import aside, fsync_dir, recovery_step
 from memadapt_core.errors import StoreCorruptedError, StoreUnavailableError
 
 __all__ = [
@@ -44,7 +44,7 @@ class Inspection:
         self.expected: int | None = None  # points at the last clean close
         self.problems: list[str] = []
         self.rebuild_indexes = rebuild_indexes  # damaged payload indexes are built again from the payloads
-        self.rebuilt: list[str] = []  # the fields whose payload index was rebuilt (edge_indexes.py)
+        self.rebuilt: list[str] = []  # the fields whose payload index was rebuilt (checks/indexes.py)
 
 
 _inspecting: Inspection | None = None  # set only in doctor's child process
@@ -114,7 +114,7 @@ def seal(folder: Path, points: int) -> None:
 
 
 def seal_expected(folder: Path, points: int) -> None:
-    """A store found short at an unclean open (``edge_precheck.py``): a seal of the ``points`` it should hold and of
+    """A store found short at an unclean open (``checks/precheck.py``): a seal of the ``points`` it should hold and of
     no file, so every later open refuses it too (``check_count``) and doctor reads what was lost, as after a clean
     close."""
     _write(folder, {"version": _VERSION, "points": points, "files": {}})

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from memadapt_core.consolidation.parsing import check_numbers
-from memadapt_core.consolidation.plan import (
+from memadapt_core.consolidation.planning.plan import (
     ConsolidationPlan,
     Invalidation,
     NewRecord,

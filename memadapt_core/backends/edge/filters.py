@@ -67,7 +67,7 @@ def edge_filter(
         must_not.append(qe.FieldCondition("consolidated", match=qe.MatchValue(1)))
     if flt.archived:
         must.append(qe.FieldCondition("archived", match=qe.MatchValue(1)))
-    elif flt.archived is not None and any_archived:  # not archived: absent (memadapt_core.engine.capacity)
+    elif flt.archived is not None and any_archived:  # not archived: absent (memadapt_core.engine.tiers.archiving)
         must_not.append(qe.FieldCondition("archived", match=qe.MatchValue(1)))
     for cond in flt.metadata:
         key = f"metadata.{cond.key}"

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memadapt_core.consolidation.plan import ConsolidationPlan, NewRecord, Supersession, experience_id
+from memadapt_core.consolidation.planning.plan import ConsolidationPlan, NewRecord, Supersession, experience_id
 from memadapt_core.models import JSON, MemoryRecord, Scope
 
 __all__ = ["ToolGuideCall", "build_tool_guide", "pending_by_tool", "plan_tool_guide"]

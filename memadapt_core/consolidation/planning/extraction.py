@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from memadapt_core.consolidation.parsing import MalformedAnswerError
-from memadapt_core.consolidation.plan import normalise_text
+from memadapt_core.consolidation.planning.plan import normalise_text
 from memadapt_core.models import MemoryRecord
 
 __all__ = ["Extraction", "ExtractionAnswer", "ExtractionResult", "Fact", "build_extraction", "parse_when"]

@@ -11,7 +11,7 @@ Modes:
 - ``"fsync"`` (default): every write is synced before it returns. An add that returned survives a power cut.
 - ``"interval"``: synced at most ``sync_interval`` seconds after it was written, by a timer thread; a power cut loses
   at most that window. A killed process still loses nothing.
-- ``"process"``: never synced here, only by ``flush()``, ``close()`` and the background flush (``_upkeep.py``). A
+- ``"process"``: never synced here, only by ``flush()``, ``close()`` and the background flush (``upkeep.py``). A
   killed process loses nothing; a power cut loses what the OS had not written back (~30 s on Linux).
 
 The costs are in docs/reliability-and-security.md (``benchmarks/durability.py``).

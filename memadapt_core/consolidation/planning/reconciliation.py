@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, field_validator
 
-from memadapt_core.consolidation.extraction import Fact
 from memadapt_core.consolidation.parsing import MalformedAnswerError
-from memadapt_core.consolidation.plan import (
+from memadapt_core.consolidation.planning.extraction import Fact
+from memadapt_core.consolidation.planning.plan import (
     ConsolidationPlan,
     Invalidation,
     NewRecord,

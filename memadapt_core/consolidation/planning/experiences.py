@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from memadapt_core.consolidation.parsing import MalformedAnswerError
-from memadapt_core.consolidation.plan import normalise_text
+from memadapt_core.consolidation.planning.plan import normalise_text
 from memadapt_core.models import MemoryRecord
 
 __all__ = [

@@ -2,7 +2,7 @@
 version keeps it), and moving a store of an older schema to the current one.
 
 Schema 1 kept records at their UUID point ids and the info point at ``INFO_POINT_ID``; schema 2 keeps records at
-integer slots (``_slots.py``) and the info point at ``INFO_SLOT``. ``schema.py`` holds what both backends share.
+integer slots (``slots.py``) and the info point at ``INFO_SLOT``. ``schema.py`` holds what both backends share.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as qe
 
-from memadapt_core.backends._slots import INFO_SLOT, RID
 from memadapt_core.backends.base import INFO_POINT_ID, CollectionInfo, stored_point
+from memadapt_core.backends.edge.slots import INFO_SLOT, RID
 from memadapt_core.backends.schema import INTEGER_INDEXES, KEYWORD_INDEXES, TENANT_INDEX, TIME_INDEXES, info_payload
 from memadapt_core.errors import StoreFullError
 
 if TYPE_CHECKING:
-    from memadapt_core.backends.edge import EdgeBackend
+    from memadapt_core.backends.edge.store import EdgeStore
 
 __all__ = ["INFO_IDS", "index_operations", "info_payload_in", "info_point", "move_to_slots"]
 
@@ -47,7 +47,7 @@ def info_payload_in(records: Iterable[Any]) -> dict[str, Any] | None:
     return dict(found.payload or {}) if found is not None else None
 
 
-def move_to_slots(backend: EdgeBackend, info: CollectionInfo) -> None:
+def move_to_slots(backend: EdgeStore, info: CollectionInfo) -> None:
     """Stores made before integer point ids (schema 1) keep records at their UUIDs: move each to its slot, once.
     A crash part way loses nothing (a record is written at its slot before its old point goes) and the next
     open goes on. The records go through the backend's own writes, which place them and note them for upkeep."""

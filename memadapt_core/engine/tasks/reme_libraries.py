@@ -13,18 +13,17 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from memadapt_core.engine import reads
+from memadapt_core.engine.resources import Resources
+from memadapt_core.engine.tasks.recall import agent_scope_id
+from memadapt_core.engine.tasks.reme_lines import LibraryLine, parse_reme_line, reme_memory
+from memadapt_core.engine.transfer import Imported, check_owners, import_points
 from memadapt_core.errors import StoreError, StoreFullError, StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import LibraryImport, MemoryRecord, Scope
 from memadapt_core.record_codec import dense_text, utcnow
 from memadapt_core.redaction import redact_shared
 from memadapt_core.validation import parse_path
-
-from . import reads
-from .experience_recall import agent_scope_id
-from .reme_lines import LibraryLine, parse_reme_line, reme_memory
-from .resources import Resources
-from .transfer import Imported, check_owners, import_points
 
 __all__ = ["export_library", "import_library", "lesson_filter", "lessons", "library_files"]
 

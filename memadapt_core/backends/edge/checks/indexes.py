@@ -1,7 +1,7 @@
 """Every payload index of an opened embedded store is checked against the store's other counts before it is used.
 
 qdrant-edge loads a damaged payload index without a word: the ``observed_at`` index's ``point_to_values.bin`` cut to
-half its length (a file too big for the seal's digests, ``edge_seal.py``) left an index naming 1 point of 3,301, and
+half its length (a file too big for the seal's digests, ``checks/seal.py``) left an index naming 1 point of 3,301, and
 every listing (read in ``observed_at`` order, through the scope keys) returned nothing. The payloads themselves were
 whole. So once the shard is loaded, each index it keeps (whatever its field: the scope keys, the times, the kinds and
 any added later, as ``info().payload_schema`` lists them) must agree three ways, counted over the whole store:
@@ -15,7 +15,7 @@ any added later, as ``info().payload_schema`` lists them) must agree three ways,
 
 A healthy store agrees on all three for every field (however it was written, updated, deleted from and optimized);
 a damaged file on any side of any index changes one of them. Disagreement, or an index that fails being read, is
-refused with ``StoreCorruptedError`` naming ``memadapt doctor --salvage``. In doctor's child (``edge_seal.inspect``)
+refused with ``StoreCorruptedError`` naming ``memadapt doctor --salvage``. In doctor's child (``checks.seal.inspect``)
 it is noted instead, and with ``rebuild_indexes`` the damaged indexes are dropped and built again from the payloads,
 then checked again.
 
@@ -35,8 +35,8 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from memadapt_core.backends import edge_seal
-from memadapt_core.backends.edge_shard import recovery_step
+from memadapt_core.backends.edge.checks import seal as edge_seal
+from memadapt_core.backends.edge.shard import recovery_step
 from memadapt_core.errors import StoreCorruptedError
 
 __all__ = ["check_indexes", "index_problems", "value_problems"]

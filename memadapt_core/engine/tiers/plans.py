@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from memadapt_core.engine import reads
+from memadapt_core.engine.resources import Resources
+from memadapt_core.engine.scope_guard import check_points
 from memadapt_core.filters import FilterSpec
 from memadapt_core.formatting import render_profile, render_recent
 from memadapt_core.heat import just_visited_heat
@@ -14,10 +17,6 @@ from memadapt_core.plugins import Hooks
 from memadapt_core.profile import UserProfile, assemble_profile, profile_scope
 from memadapt_core.record_codec import iso, record_from_payload, utcnow
 from memadapt_core.validation import parse_kinds, parse_limit, parse_moment, parse_scope
-
-from . import reads
-from .resources import Resources
-from .scope_guard import check_points
 
 __all__ = [
     "ProfilePlan", "context_with_tiers", "noted", "plan_profile", "plan_recent", "profile_filter", "recent_records",

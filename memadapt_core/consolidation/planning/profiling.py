@@ -19,8 +19,14 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from memadapt_core.consolidation.parsing import check_numbers
-from memadapt_core.consolidation.plan import ConsolidationPlan, Invalidation, NewRecord, Supersession, normalise_text
-from memadapt_core.consolidation.reflection import InsightAnswer
+from memadapt_core.consolidation.planning.plan import (
+    ConsolidationPlan,
+    Invalidation,
+    NewRecord,
+    Supersession,
+    normalise_text,
+)
+from memadapt_core.consolidation.planning.reflection import InsightAnswer
 from memadapt_core.models import MemoryRecord, Scope
 from memadapt_core.profile import SECTIONS, Section, section_of
 from memadapt_core.record_codec import uuid5

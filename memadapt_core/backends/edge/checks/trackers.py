@@ -12,7 +12,7 @@ first, then the vectors and payloads, and the versions last, so however a proces
 - a point the mappings name past the end of the versions file was written after the last complete flush: qdrant
   drops it on load and the write-ahead log, not yet acknowledged past it, writes it again. memadapt never writes while
   a flush runs, so no logged delete can have removed it since. Those points (``unversioned``) must all be back once
-  the log is replayed; one that is not was lost with a versions file cut short (``edge_precheck.py`` asks the child).
+  the log is replayed; one that is not was lost with a versions file cut short (``checks/precheck.py`` asks the child).
 
 Reading costs one pass over the mappings file (about 0.3 ms per 1,000 points, measured).
 
