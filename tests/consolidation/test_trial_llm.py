@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from memadapt_core import Memory
-from memadapt_core.consolidation.experience_plan import build_experience_reconciliation
-from memadapt_core.consolidation.experiences import Experience, build_experience_validation
-from memadapt_core.consolidation.extraction import Fact
-from memadapt_core.consolidation.reconciliation import build_reconciliation
-from memadapt_core.consolidation.reflection import build_reflection
-from memadapt_core.consolidation.tool_guides import build_tool_guide
+from memadapt_core.consolidation.planning.experience_plan import build_experience_reconciliation
+from memadapt_core.consolidation.planning.experiences import Experience, build_experience_validation
+from memadapt_core.consolidation.planning.extraction import Fact
+from memadapt_core.consolidation.planning.reconciliation import build_reconciliation
+from memadapt_core.consolidation.planning.reflection import build_reflection
+from memadapt_core.consolidation.planning.tool_guides import build_tool_guide
 from memadapt_core.models import JSON, Kind, MemoryRecord, Scope
 from memadapt_core.testing import ChatRequest, ScriptedLLMServer, trial_llm_server, trial_responder
 
