@@ -17,12 +17,12 @@ from urllib.parse import quote
 
 import httpx
 
-from .config import MemorySettings
-from .engine.background import BackgroundWrites, Pending
-from .engine.experience_recall import render_guidance
-from .engine.tiers import context_with_tiers
-from .engine.updates import parse_id
-from .errors import (
+from memadapt_core.config import MemorySettings
+from memadapt_core.engine.background import BackgroundWrites, Pending
+from memadapt_core.engine.experience_recall import render_guidance
+from memadapt_core.engine.tiers import context_with_tiers
+from memadapt_core.engine.updates import parse_id
+from memadapt_core.errors import (
     ConfigurationError,
     LLMError,
     MemadaptError,
@@ -31,11 +31,11 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from .models import PERSONAL_KINDS, Kind, MemoryRecord, SearchHit
-from .plugins import Hooks, create_plugin_manager
-from .profile import UserProfile
-from .record_codec import record_id as _record_id
-from .validation import parse_scope
+from memadapt_core.models import PERSONAL_KINDS, Kind, MemoryRecord, SearchHit
+from memadapt_core.plugins import Hooks, create_plugin_manager
+from memadapt_core.profile import UserProfile
+from memadapt_core.record_codec import record_id as _record_id
+from memadapt_core.validation import parse_scope
 
 __all__ = ["Moment", "RemoteBase", "scope_of"]
 
@@ -244,7 +244,7 @@ class RemoteBase:
     def _embed(text: str, scope: dict[str, Any] | None = None) -> _Call:
         return _Call("POST", "/v1/embed", json={"query": text, **(scope or {})})
 
-    # -- task memory and working memory (remote_tasks) -------------------------------------------------------------
+    # -- task memory and working memory (tasks) -------------------------------------------------------------------
     @staticmethod
     def _trajectories(
         trajectories: Any, scope: dict[str, Any], task: str | None, metadata: dict[str, Any] | None
