@@ -37,7 +37,7 @@ from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
-__all__ = ["Moment", "RemoteBase", "scope_of"]
+__all__ = ["TOKEN_ENV", "Moment", "RemoteBase", "scope_of"]
 
 # A 429 (the token has its limit of requests in flight) is sent again after Retry-After, longer each time; after
 # that it is a StoreUnavailableError, as for a server that cannot take the request.
@@ -45,6 +45,9 @@ _BUSY_RETRIES = 5
 _BUSY_WAIT_MAX_S = 5.0
 
 Moment = datetime | str | None
+
+TOKEN_ENV = "MEMADAPT_TOKEN"
+"""Where a client's bearer token is read when none is given: the CLI's ``--server``, a loaded AutoGen dump."""
 
 
 @dataclass
@@ -129,6 +132,11 @@ class RemoteBase:
     ) -> None:
         self._link = _link if _link is not None else _Link(url, token, timeout, plugins)
         self._url, self._headers, self._timeout = self._link.url, self._link.headers, timeout
+
+    @property
+    def url(self) -> str:
+        """The server this client talks to (what an AutoGen dump of a memory over it keeps)."""
+        return self._url
 
     # -- what the engine does without I/O, for the adapters ----------------------------------------------------------
     @property

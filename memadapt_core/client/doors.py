@@ -10,11 +10,9 @@ I/O; HTTP errors come back as the engine's errors (422 -> ``ValidationError`` na
 ``StoreUnavailableError``; a refused token is a ``ConfigurationError``). The token decides the user: a ``user_id``
 given must be the token's.
 
-Local-only (``LOCAL_ONLY``), left out rather than faked: ``open`` builds an engine over a store in this process;
-``consolidate``, ``optimize`` and ``stats`` are the store owner's upkeep and figures, across every tenant;
-``import_``, ``import_reme`` and ``export_reme`` write or read a whole store or an agent's lessons from files on
-the server's machine (the operator's ``/vector_store`` route does the latter); ``answer_stream`` has no streamed
-route yet (``answer`` gives the whole reply).
+The store owner's calls (``LOCAL_ONLY``: ``open``, ``consolidate``, ``optimize``, ``stats``, the imports, the
+ReMe export and ``answer_stream``) are declared and refused with a ``ConfigurationError`` saying why
+(``local_only``), so each client implements the whole API (``memadapt_core.api``).
 
 Here: the two doors, each its calls (``async_calls``, ``sync_calls``) with the views of the other twin, the
 server's embedder and the context managers.
@@ -25,6 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import httpx
 import numpy as np
@@ -32,7 +31,11 @@ import numpy.typing as npt
 
 from .async_calls import AsyncRemoteCalls
 from .base import RemoteBase, _Link
+from .local_only import AsyncLocalOnly, LocalOnly
 from .sync_calls import RemoteCalls
+
+if TYPE_CHECKING:
+    from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 __all__ = ["AsyncRemoteMemory", "RemoteEmbedder", "RemoteMemory"]
 
@@ -50,7 +53,7 @@ class RemoteEmbedder:
         return np.asarray((await self._async._send(RemoteBase._embed(text)))["vector"], dtype=np.float32)
 
 
-class AsyncRemoteMemory(AsyncRemoteCalls):
+class AsyncRemoteMemory(AsyncLocalOnly, AsyncRemoteCalls):
     """``AsyncMemory``'s calls against a ``memadapt serve`` at ``url`` (e.g. ``http://127.0.0.1:8765``).
 
     Its connections are kept alive in the event loop that opened them: use it from one loop (sync code hands the
@@ -98,7 +101,7 @@ class AsyncRemoteMemory(AsyncRemoteCalls):
             self._twin._client.close()  # the sync view's idle connections (closing sockets does not block)
 
 
-class RemoteMemory(RemoteCalls):
+class RemoteMemory(LocalOnly, RemoteCalls):
     """``Memory``'s calls against a ``memadapt serve`` at ``url``: the sync twin of ``AsyncRemoteMemory``."""
 
     def __init__(
@@ -140,3 +143,8 @@ class RemoteMemory(RemoteCalls):
         """Wait for tracked background writes, then close this client's connections (the server stays up)."""
         self._link.background.drain_blocking()
         self._client.close()  # its async view keeps no connection between calls: nothing of it to close
+
+
+if TYPE_CHECKING:  # mypy holds each client to the API it implements
+    _sync_door: type[MemoryAPI] = RemoteMemory
+    _async_door: type[AsyncMemoryAPI] = AsyncRemoteMemory

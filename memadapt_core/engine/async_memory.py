@@ -31,6 +31,7 @@ from .tool_memory import ToolGuide
 from .transfers import AsyncTransfers
 
 if TYPE_CHECKING:
+    from memadapt_core.api import AsyncMemoryAPI
     from memadapt_core.consolidation.worker import ConsolidationWorker
 
     from .sync_memory import Memory
@@ -403,3 +404,7 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
         return self._with_engine_stats(
             await self._run(r.backend.stats), None if self._worker is None else self._worker.stats
         )
+
+
+if TYPE_CHECKING:  # mypy holds the engine to the API it implements
+    _door: type[AsyncMemoryAPI] = AsyncMemory

@@ -26,6 +26,7 @@ from .tool_memory import ToolGuide
 from .transfers import Transfers
 
 if TYPE_CHECKING:
+    from memadapt_core.api import MemoryAPI
     from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
 
     from .async_memory import AsyncMemory
@@ -377,3 +378,7 @@ class Memory(Answering, Transfers, MemoryBase):
         """Counts and sizes from the backend, the embedder, and the consolidation worker's totals."""
         r = self._live()
         return self._with_engine_stats(r.backend.stats(), None if self._worker is None else self._worker.stats)
+
+
+if TYPE_CHECKING:  # mypy holds the engine to the API it implements
+    _door: type[MemoryAPI] = Memory
