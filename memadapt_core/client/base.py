@@ -93,6 +93,16 @@ def _moment(value: Moment) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
+def _messages(messages: Any) -> Any:
+    """Messages as JSON can carry them: a message's datetime (its ``timestamp``) in ISO 8601, which the server reads
+    back as the engine reads the datetime."""
+    if isinstance(messages, dict):
+        return {key: _moment(value) if isinstance(value, datetime) else value for key, value in messages.items()}
+    if isinstance(messages, list | tuple):
+        return [_messages(message) if isinstance(message, dict) else message for message in messages]
+    return messages
+
+
 def scope_of(user_id: str | None, agent_id: str | None, session_id: str | None) -> dict[str, Any]:
     given = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
     return {k: v for k, v in given.items() if v is not None}
@@ -179,7 +189,7 @@ class RemoteBase:
         messages: Any, scope: dict[str, Any], kind: Kind, metadata: dict[str, Any] | None, observed_at: Moment,
         on_conflict: str,
     ) -> _Call:  # fmt: skip
-        body: dict[str, Any] = {"messages": messages, "kind": kind, "on_conflict": on_conflict, **scope}
+        body: dict[str, Any] = {"messages": _messages(messages), "kind": kind, "on_conflict": on_conflict, **scope}
         if metadata is not None:
             body["metadata"] = metadata
         if observed_at is not None:
