@@ -21,9 +21,9 @@ from memadapt_core.tool_stats import ToolStats
 from .sync_api import QueryEmbedder
 
 if TYPE_CHECKING:
-    from memadapt_core.engine.background import Pending
     from memadapt_core.engine.tool_memory import ToolGuide
 
+    from .background import Pending
     from .sync_api import MemoryAPI
 
 __all__ = ["AsyncMemoryAPI"]

@@ -24,10 +24,10 @@ from memadapt_core.profile import UserProfile
 from memadapt_core.tool_stats import ToolStats
 
 if TYPE_CHECKING:
-    from memadapt_core.engine.background import Pending
     from memadapt_core.engine.tool_memory import ToolGuide
 
     from .async_api import AsyncMemoryAPI
+    from .background import Pending
 
 __all__ = ["MemoryAPI", "QueryEmbedder"]
 

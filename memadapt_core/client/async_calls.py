@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import httpx
 
-from memadapt_core.engine import paging, reads
+from memadapt_core.api import composed
 from memadapt_core.models import Answer, HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.validation import parse_path
@@ -151,8 +151,8 @@ class AsyncRemoteCalls(AsyncRemoteTasks):
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
         scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        searches = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
-        return reads.merge_hits(await asyncio.gather(*searches))
+        searches = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
+        return composed.merge_hits(await asyncio.gather(*searches))
 
     async def iter_records(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -161,7 +161,7 @@ class AsyncRemoteCalls(AsyncRemoteTasks):
         """Every record of a scope, oldest first, a page at a time."""
         size = min(page_size, self.settings.max_limit)
         where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        pages = paging.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        pages = composed.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
         async for record in pages:
             yield record
 

@@ -17,11 +17,10 @@ from urllib.parse import quote
 
 import httpx
 
+from memadapt_core.api.background import BackgroundWrites, Pending
 from memadapt_core.config import MemorySettings
-from memadapt_core.engine.background import BackgroundWrites, Pending
 from memadapt_core.engine.experience_recall import render_guidance
 from memadapt_core.engine.tiers import context_with_tiers
-from memadapt_core.engine.updates import parse_id
 from memadapt_core.errors import (
     ConfigurationError,
     LLMError,
@@ -34,6 +33,7 @@ from memadapt_core.errors import (
 from memadapt_core.models import PERSONAL_KINDS, Kind, MemoryRecord, SearchHit
 from memadapt_core.plugins import Hooks, create_plugin_manager
 from memadapt_core.profile import UserProfile
+from memadapt_core.record_codec import parse_id
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 import httpx
 
-from memadapt_core.engine import paging, reads
+from memadapt_core.api import composed
 from memadapt_core.models import Answer, HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.validation import parse_path
@@ -130,8 +130,8 @@ class RemoteCalls(RemoteTasks):
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
         scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        per_query = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
-        return reads.merge_hits(per_query)
+        per_query = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
+        return composed.merge_hits(per_query)
 
     def iter_records(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -140,7 +140,7 @@ class RemoteCalls(RemoteTasks):
         """Every record of a scope, oldest first, a page at a time."""
         size = min(page_size, self.settings.max_limit)
         where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        yield from paging.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        yield from composed.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
 
     def get_many(
         self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,

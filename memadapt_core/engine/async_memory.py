@@ -15,13 +15,14 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
 
+from memadapt_core.api import composed
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, paging, reads, tiers, tool_memory, transactions, updates, writes
+from . import backend_steps, reads, tiers, tool_memory, transactions, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .answering import AsyncAnswering
@@ -265,9 +266,9 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
         scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        searches = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
+        searches = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
         per_query = await asyncio.gather(*searches)
-        return reads.merge_hits(per_query)
+        return composed.merge_hits(per_query)
 
     async def get(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -323,7 +324,7 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
         """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
         size = min(page_size, self._resources.settings.max_limit)
         where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        pages = paging.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        pages = composed.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
         async for record in pages:
             yield record
 

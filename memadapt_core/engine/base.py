@@ -12,21 +12,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from memadapt_core.api.background import Pending
 from memadapt_core.config import EmbedderSettings, MemorySettings
 from memadapt_core.embedders.base import Embedder
 from memadapt_core.errors import StoreUnavailableError
 from memadapt_core.models import MemoryRecord, Scope, SearchHit
 from memadapt_core.profile import UserProfile
+from memadapt_core.record_codec import parse_id
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
 from . import tiers
-from .background import Pending
 from .experience_recall import render_guidance
 from .llm_notice import warn_without_llm
 from .open_stores import open_resources, release
 from .resources import Resources, build_settings
-from .updates import parse_id
 
 if TYPE_CHECKING:
     from memadapt_core.consolidation.worker_base import WorkerOptions

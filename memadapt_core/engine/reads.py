@@ -43,11 +43,9 @@ __all__ = [
     "finish_by_time",
     "finish_list",
     "finish_search",
-    "merge_hits",
     "plan_list",
     "plan_search",
     "scope_filter",
-    "usable_queries",
 ]
 
 
@@ -229,26 +227,3 @@ def decode_cursor(cursor: object) -> tuple[datetime | None, frozenset[str]]:
     except (ValueError, KeyError, TypeError, OverflowError, binascii.Error) as exc:
         raise ValidationError(field, "is not a cursor this store made") from exc
     return start, frozenset(skip)
-
-
-def usable_queries(queries: object) -> list[str]:
-    """The queries of ``search_many``: a list of strings, blank ones left out (a lone string is one query)."""
-    if isinstance(queries, str):
-        queries = [queries]
-    if not isinstance(queries, list | tuple):
-        field = "queries"
-        raise ValidationError(field, f"must be a list of strings, not {type(queries).__name__}")
-    for n, q in enumerate(queries):
-        if not isinstance(q, str):
-            field = f"queries[{n}]"
-            raise ValidationError(field, f"must be a string, not {type(q).__name__}")
-    return [q for q in queries if q.strip()]
-
-
-def merge_hits(per_query: Sequence[Sequence[SearchHit]]) -> list[SearchHit]:
-    """Each record once, where it first appears (query order, then rank)."""
-    merged: dict[str, SearchHit] = {}
-    for hits in per_query:
-        for hit in hits:
-            merged.setdefault(hit.record.id, hit)
-    return list(merged.values())

@@ -10,13 +10,14 @@ from collections.abc import Generator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Self, cast
 
+from memadapt_core.api import composed
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, paging, reads, tiers, tool_memory, transactions, updates, writes
+from . import backend_steps, reads, tiers, tool_memory, transactions, updates, writes
 from . import experience_recall as recall
 from . import trajectories as trajectories_
 from .answering import Answering
@@ -245,8 +246,8 @@ class Memory(Answering, Transfers, MemoryBase):
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
         scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        per_query = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
-        return reads.merge_hits(per_query)
+        per_query = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
+        return composed.merge_hits(per_query)
 
     def get(self, id: str, *, user_id: str | None = None, agent_id: str | None = None,
             session_id: str | None = None) -> MemoryRecord | None:  # fmt: skip
@@ -301,7 +302,7 @@ class Memory(Answering, Transfers, MemoryBase):
         """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
         size = min(page_size, self._resources.settings.max_limit)
         where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        yield from paging.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        yield from composed.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
 
     def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
