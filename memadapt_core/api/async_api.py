@@ -11,13 +11,14 @@ import builtins
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, Unpack, runtime_checkable
 
 from memadapt_core.config import MemorySettings
 from memadapt_core.models import Answer, HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.tool_stats import ToolStats
 
+from .options import SearchOptions
 from .sync_api import QueryEmbedder
 
 if TYPE_CHECKING:
@@ -92,10 +93,7 @@ class AsyncMemoryAPI(Protocol):
     # -- reading ---------------------------------------------------------------------------------------------------
     async def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
-        time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
-        filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
-        include_archived: bool = False,
+        **options: Unpack[SearchOptions],
     ) -> builtins.list[SearchHit]: ...  # fmt: skip
 
     async def search_many(

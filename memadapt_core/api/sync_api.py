@@ -13,7 +13,7 @@ import builtins
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, Unpack, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,8 @@ from memadapt_core.config import MemorySettings
 from memadapt_core.models import Answer, HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.tool_stats import ToolStats
+
+from .options import SearchOptions
 
 if TYPE_CHECKING:
     from memadapt_core.engine.tool_memory import ToolGuide
@@ -103,10 +105,7 @@ class MemoryAPI(Protocol):
     # -- reading ---------------------------------------------------------------------------------------------------
     def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
-        time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
-        filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
-        include_archived: bool = False,
+        **options: Unpack[SearchOptions],
     ) -> builtins.list[SearchHit]: ...  # fmt: skip
 
     def search_many(

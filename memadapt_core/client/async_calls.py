@@ -13,11 +13,12 @@ import itertools
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 import httpx
 
 from memadapt_core.api import composed
+from memadapt_core.api.options import SearchOptions
 from memadapt_core.models import Answer, HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.validation import parse_path
@@ -80,16 +81,8 @@ class AsyncRemoteCalls(AsyncRemoteTasks):
 
     async def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
-        time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
-        filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
-        include_archived: bool = False,
+        **options: Unpack[SearchOptions],
     ) -> builtins.list[SearchHit]:  # fmt: skip
-        options = {
-            "limit": limit, "kinds": kinds, "threshold": threshold, "time_range": time_range, "now": now,
-            "filters": filters, "include_superseded": include_superseded, "as_of": as_of,
-            "include_archived": include_archived,
-        }  # fmt: skip
         data = await self._send(self._search(query, _scope(user_id, agent_id, session_id), options))
         return [SearchHit.model_validate(h) for h in data["hits"]]
 

@@ -9,7 +9,7 @@ the background writes adapters hand over and the plugins that format context.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -91,6 +91,15 @@ class _Link:
 
 def _moment(value: Moment) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _json_value(value: Any) -> Any:
+    """An option's value as JSON carries it: a moment in ISO 8601, a tuple or other sequence as a list."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [_json_value(item) for item in value]
+    return value
 
 
 def _messages(messages: Any) -> Any:
@@ -197,18 +206,11 @@ class RemoteBase:
         return _Call("POST", "/v1/memories", json=body)
 
     @staticmethod
-    def _search(query: str, scope: dict[str, Any], options: dict[str, Any]) -> _Call:
+    def _search(query: str, scope: dict[str, Any], options: Mapping[str, Any]) -> _Call:
         body: dict[str, Any] = {"query": query, **scope}
-        for key, value in options.items():
-            if value is None or (key in ("include_superseded", "include_archived") and value is False):
-                continue
-            if key == "time_range":
-                value = [_moment(value[0]), _moment(value[1])]
-            elif key in ("now", "as_of"):
-                value = _moment(value)
-            elif key == "kinds":
-                value = list(value)
-            body[key] = value
+        for key, value in options.items():  # each as JSON carries it, whatever the option
+            if value is not None:
+                body[key] = _json_value(value)
         return _Call("POST", "/v1/search", json=body)
 
     @staticmethod

@@ -13,9 +13,10 @@ import asyncio
 import builtins
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, Unpack, cast
 
 from memadapt_core.api import composed
+from memadapt_core.api.options import SearchOptions
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
@@ -240,18 +241,11 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
 
     async def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
-        time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
-        filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
-        include_archived: bool = False,
+        **options: Unpack[SearchOptions],
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
         r = self._live()
-        plan = reads.plan_search(
-            r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
-            threshold=threshold, time_range=time_range, now=now, filters=filters,
-            include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
-        )  # fmt: skip
+        plan = reads.plan_search(r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, **options)
         return await self._search(plan)
 
     async def _search(self, plan: reads.SearchPlan) -> builtins.list[SearchHit]:

@@ -96,16 +96,18 @@ def plan_search(
     user_id: object,
     agent_id: object,
     session_id: object,
-    limit: object,
-    kinds: object,
-    threshold: object,
-    time_range: object,
-    now: object,
-    filters: object,
-    include_superseded: bool,
-    as_of: object,
-    include_archived: bool = False,
+    limit: object = 5,
+    kinds: object = None,
+    threshold: object = None,
+    time_range: object = None,
+    now: object = None,
+    filters: object = None,
+    include_superseded: object = False,
+    as_of: object = None,
+    include_archived: object = False,
 ) -> SearchPlan:
+    """The search ``search(query, **options)`` asks for: its options (``api.options.SearchOptions``) read, with
+    their defaults, and checked."""
     s = store.settings
     text = parse_text("query", query, s.max_text_chars)
     scope = parse_scope(user_id, agent_id, session_id)
