@@ -112,7 +112,7 @@ def breakdown(mem: Any, queries: Sequence[str], user: str) -> dict[str, float]:
     dense request's recall@10 against the exact one (records tied with the 10th count as found)."""
     import qdrant_edge as qe
 
-    from memadapt_core.backends.edge_shard import DENSE, SPARSE
+    from memadapt_core.backends.edge.shard import DENSE, SPARSE
     from memadapt_core.engine import reads
 
     r = mem._live()

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from memadapt_core import AsyncMemory, Memory, Scope, ValidationError, engine_views
+from memadapt_core import Scope, ValidationError, engine_views
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 __all__ = ["EngineLike", "as_async", "tool_texts", "user_scope"]
 
-EngineLike: TypeAlias = AsyncMemory | Memory
+EngineLike: TypeAlias = AsyncMemoryAPI | MemoryAPI
 
 
-def as_async(memory: EngineLike) -> AsyncMemory:
+def as_async(memory: EngineLike) -> AsyncMemoryAPI:
     """AgentScope is async throughout: a sync ``Memory`` is used through its async view of the same store."""
     return engine_views(memory)[1]
 

@@ -18,7 +18,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     msg = "memadapt_autogen.ag2 needs AG2: pip install 'memadapt[ag2]'"
     raise ImportError(msg) from exc
 
-from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, ValidationError, check_count, engine_views, fit_query
+from memadapt_core import JSON, Kind, Scope, ValidationError, check_count, engine_views, fit_query
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 __all__ = ["MemadaptCapability"]
 
@@ -40,7 +41,7 @@ class MemadaptCapability:
 
     def __init__(
         self,
-        memory: Memory | AsyncMemory,
+        memory: MemoryAPI | AsyncMemoryAPI,
         *,
         user_id: str | None = None,
         agent_id: str | None = None,

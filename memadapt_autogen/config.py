@@ -12,12 +12,13 @@ __all__ = ["MemadaptMemoryConfig"]
 
 
 class MemadaptMemoryConfig(BaseModel):
-    """Scope, retrieval settings, where the store lives and which embedder made it.
+    """Scope, retrieval settings, where the store lives and which embedder made it, or which server it is a client of.
 
-    ``api_key`` and the embedder's key are excluded from every dump, so a dumped agent never carries a secret: the
-    loaded memory reads them from ``MEMADAPT_API_KEY`` / ``MEMADAPT_EMBEDDER__API_KEY`` (or ``OPENAI_API_KEY``).
-    The embedder is dumped because it names the store's collection: a memory reloaded without it would open
-    another, empty collection.
+    ``api_key``, the embedder's key and ``token`` are excluded from every dump, so a dumped agent never carries a
+    secret: the loaded memory reads them from ``MEMADAPT_API_KEY`` / ``MEMADAPT_EMBEDDER__API_KEY`` (or
+    ``OPENAI_API_KEY``) and, for a client of ``memadapt serve`` (``server``), ``MEMADAPT_TOKEN``. The embedder is
+    dumped because it names the store's collection: a memory reloaded without it would open another, empty
+    collection.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -40,6 +41,8 @@ class MemadaptMemoryConfig(BaseModel):
     collection: str | None = None
     api_key: SecretStr | None = Field(None, exclude=True, description="never dumped")
     embedder: EmbedderSettings | None = Field(None, description="the engine's embedder; its api_key is never dumped")
+    server: str | None = Field(None, description="a memadapt serve URL: the memory is a client of that service")
+    token: SecretStr | None = Field(None, exclude=True, description="server's bearer token; never dumped")
 
     @field_serializer("embedder")
     def _embedder_without_key(self, embedder: EmbedderSettings | None) -> dict[str, Any] | None:

@@ -13,8 +13,8 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from memadapt_core import AsyncMemory, MemoryRecord, Scope, SearchHit, ValidationError, check_count, engine_views
-from memadapt_core import Memory as SyncMemory
+from memadapt_core import MemoryRecord, Scope, SearchHit, ValidationError, check_count, engine_views
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._framework import (
     BaseAgentEvent,
@@ -46,7 +46,7 @@ class MemadaptExperienceMemory(Memory):
 
     def __init__(
         self,
-        memory: AsyncMemory | SyncMemory,
+        memory: AsyncMemoryAPI | MemoryAPI,
         *,
         agent_id: str,
         user_id: str | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 import warnings
 from collections.abc import Coroutine, Sequence
@@ -22,7 +23,8 @@ from memadapt_core import (
     ValidationError,
     engine_views,
 )
-from memadapt_core import Memory as SyncMemory
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
+from memadapt_core.client import TOKEN_ENV, AsyncRemoteMemory
 
 from ._framework import (
     BaseAgentEvent,
@@ -67,7 +69,7 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
 
     def __init__(
         self,
-        memory: AsyncMemory | SyncMemory | None = None,
+        memory: AsyncMemoryAPI | MemoryAPI | None = None,
         *,
         user_id: str | None = None,
         agent_id: str | None = None,
@@ -84,6 +86,8 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         collection: str | None = None,
         api_key: str | SecretStr | None = None,
         embedder: str | dict[str, Any] | EmbedderSettings | None = None,
+        server: str | None = None,
+        token: str | SecretStr | None = None,
     ) -> None:
         self._config = _config(
             user_id=user_id,
@@ -101,6 +105,8 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             collection=collection,
             api_key=api_key,
             embedder=EmbedderSettings(provider=embedder) if isinstance(embedder, str) else embedder,
+            server=server,
+            token=token,
         )
         self._scope = Scope.of(user_id, agent_id, session_id)  # fails here, not at the first call
         if profile and user_id is None and agent_id is None:
@@ -108,10 +114,18 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             raise ValidationError(field, "a profile belongs to a user (or an agent): give user_id")
         store = {name: getattr(self._config, name) for name in _STORE_FIELDS}
         store = {name: value for name, value in store.items() if value is not None}
-        if memory is not None and store:
-            problem = f"give either memory= or store settings ({', '.join(sorted(store))}), not both"
+        given = [*sorted(store), *(["server"] if server is not None else [])]
+        if (memory is not None and given) or (server is not None and store):
+            problem = f"give one of memory=, server= or store settings, not several ({', '.join(given)})"
             raise ConfigurationError(problem)
-        if memory is None:
+        self._engine: AsyncMemoryAPI
+        if memory is not None:
+            self._engine = engine_views(memory)[1]
+            self._owns_engine = False
+        elif server is not None:
+            self._engine = AsyncRemoteMemory(server, token=_server_token(self._config.token))
+            self._owns_engine = True
+        else:
             if isinstance(api_key := store.get("api_key"), SecretStr):
                 store["api_key"] = api_key.get_secret_value()
             if isinstance(embedder_settings := store.get("embedder"), EmbedderSettings):
@@ -119,14 +133,11 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
                 store["embedder"] = embedder_settings.model_dump(exclude_none=True)
             self._engine = AsyncMemory(**store)
             self._owns_engine = True
-        else:
-            self._engine = engine_views(memory)[1]
-            self._owns_engine = False
         self._owner = uuid.uuid4().hex  # tells this memory's context message from other memories'
         self._closed = False
 
     @property
-    def engine(self) -> AsyncMemory:
+    def engine(self) -> AsyncMemoryAPI:
         """The engine this memory reads and writes through (shared or its own)."""
         return self._engine
 
@@ -204,6 +215,9 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
         return await self._engine.search(query, **options, **self._scope.ids())
 
     def _to_config(self) -> MemadaptMemoryConfig:
+        if isinstance(self._engine, AsyncRemoteMemory):
+            # A client of memadapt serve: the loaded copy connects to the same server (its token never dumped).
+            return self._config.model_copy(update={"server": self._engine.url})
         # The embedder the engine really uses (settings, environment or defaults): it names the collection.
         settings = self._engine.settings
         if settings.location == ":memory:" and not settings.path and settings.resolved_backend() != "qdrant":
@@ -237,7 +251,19 @@ class MemadaptMemory(Memory, Component[MemadaptMemoryConfig]):
             collection=config.collection,
             api_key=config.api_key,
             embedder=config.embedder,
+            server=config.server,
+            token=config.token,
         )
+
+
+def _server_token(token: SecretStr | None) -> str:
+    """The bearer token for ``server=``: the one given, else ``MEMADAPT_TOKEN`` (what a loaded dump reads)."""
+    if token is not None:
+        return token.get_secret_value()
+    if (found := os.environ.get(TOKEN_ENV)) is not None:
+        return found
+    problem = f"server= needs its bearer token: give token= or set {TOKEN_ENV}"
+    raise ConfigurationError(problem)
 
 
 def _config(**values: Any) -> MemadaptMemoryConfig:

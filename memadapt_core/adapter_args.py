@@ -7,28 +7,18 @@ than at the first call.
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, cast
-
+from .api import AsyncMemoryAPI, MemoryAPI
 from .errors import ValidationError
-
-if TYPE_CHECKING:
-    from .engine import AsyncMemory, Memory
 
 __all__ = ["check_count", "engine_views"]
 
 
-def engine_views(memory: object, field: str = "memory") -> tuple[Memory, AsyncMemory]:
-    """The sync and the async view of the same open store, whichever twin the adapter was handed: an engine, or a
-    client of ``memadapt serve`` (``RemoteMemory`` / ``AsyncRemoteMemory``), which has the engine's methods the
-    adapters call and stands in for it (typed as the engine, so the adapters need no second type)."""
-    from .engine import AsyncMemory, Memory
-
-    if isinstance(memory, Memory | AsyncMemory):
+def engine_views(memory: object, field: str = "memory") -> tuple[MemoryAPI, AsyncMemoryAPI]:
+    """The sync and the async view of the same memory, whichever twin and whichever door the adapter was handed:
+    an engine (``Memory`` / ``AsyncMemory``) or a client of ``memadapt serve`` (``RemoteMemory`` /
+    ``AsyncRemoteMemory``). Each implements the API (``memadapt_core.api``), so the adapters are typed to it."""
+    if isinstance(memory, MemoryAPI | AsyncMemoryAPI):
         return memory.as_sync(), memory.as_async()
-    remote = sys.modules.get("memadapt_core.remote")  # a client exists only once its module is imported
-    if remote is not None and isinstance(memory, remote.RemoteMemory | remote.AsyncRemoteMemory):
-        return cast("Memory", memory.as_sync()), cast("AsyncMemory", memory.as_async())
     problem = (
         "must be a memadapt engine, Memory(path='./memories') or AsyncMemory(...), or a client of memadapt serve, "
         f"RemoteMemory(url, token=...), not {type(memory).__name__}"

@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from .errors import ValidationError
 from .models import MemoryRecord, SearchHit
+from .profile import UserProfile
 
-__all__ = ["BLOCK_END", "BLOCK_START", "neutralise", "render_memories", "render_profile", "render_recent"]
+__all__ = [
+    "BLOCK_END", "BLOCK_START", "EXPERIENCE_END", "EXPERIENCE_START", "check_context_args", "context_with_tiers",
+    "neutralise",
+    "render_guidance", "render_memories", "render_profile", "render_recent",
+]  # fmt: skip
 
 BLOCK_START = "<memadapt-memories>"
 BLOCK_END = "</memadapt-memories>"
@@ -146,3 +152,73 @@ def render_recent(records: Sequence[MemoryRecord]) -> str:
         lines.append(f"[{rec.observed_at.isoformat(timespec='minutes')}] {who}: {_defuse(rec.text)}")
     lines.append(BLOCK_END)
     return "\n".join(lines)
+
+
+def context_with_tiers(
+    format_memories: Callable[[str, Sequence[SearchHit]], str],
+    query: str,
+    hits: Sequence[SearchHit],
+    recent: Sequence[MemoryRecord] | None,
+    profile: UserProfile | None,
+    profile_lines: int,
+) -> str:
+    """The profile block, then the working memory, then the recalled memories that the working memory does not
+    already show (by id or by text), each block delimited and neutralised; ``format_memories`` is the
+    ``memadapt_format_context`` hook."""
+    shown = {r.id for r in recent or ()} | {r.text.strip() for r in recent or ()}
+    rest = [h for h in hits if h.record.id not in shown and h.record.text.strip() not in shown]
+    blocks = [
+        render_profile(profile.lines(profile_lines)) if profile is not None else "",
+        render_recent(recent or ()),
+        format_memories(query, rest) if rest else "",
+    ]
+    return "\n".join(b for b in blocks if b)
+
+
+# The framing (preamble, "When:", "Lesson (failure):") stays English whatever the lessons' language: it is read by
+# the agent's LLM, never shown to the user, which follows English framing around Chinese lessons as well as it
+# follows Chinese; the evidence word is the stored value code matches on; and the lessons themselves are written in
+# the language of their trajectories (the consolidation prompts ask for it), so nothing the user reads is translated.
+EXPERIENCE_START = "<memadapt-experience>"
+EXPERIENCE_END = "</memadapt-experience>"
+_EXPERIENCE_PREAMBLE = (
+    "Experience from this agent's earlier tasks, most relevant first. Apply a lesson when its situation matches "
+    "the task; it is advice, not an instruction to follow blindly."
+)
+_OWN_TAGS = re.compile(r"<\s*(/?)\s*memadapt-experience\s*>", re.IGNORECASE)
+
+
+def _one_lesson_line(text: str) -> str:
+    """One line, no chat-template token, no delimiter of this block: a lesson cannot break out of it."""
+    folded = " / ".join(line.strip() for line in text.splitlines() if line.strip())
+    return neutralise(_OWN_TAGS.sub(r"(\1memadapt-experience)", folded))
+
+
+def render_guidance(hits: Sequence[SearchHit]) -> str:
+    """The experiences as a delimited block for a system prompt; empty when there are none."""
+    if not hits:
+        return ""
+    lines = [EXPERIENCE_START, _EXPERIENCE_PREAMBLE]
+    for n, hit in enumerate(hits, 1):
+        meta = hit.record.metadata
+        content = meta.get("content") if isinstance(meta.get("content"), str) else ""
+        evidence = meta.get("evidence") or "experience"
+        lines.append(f"{n}. When: {_one_lesson_line(hit.record.text)}")
+        lines.append(f"   Lesson ({_one_lesson_line(str(evidence))}): {_one_lesson_line(str(content))}")
+    lines.append(EXPERIENCE_END)
+    return "\n".join(lines)
+
+
+def check_context_args(query: object, hits: object) -> None:
+    """``format_context`` takes the query as text and the hits ``search()`` returned, nothing else."""
+    field, problem = "", ""
+    if not isinstance(query, str):
+        field, problem = "query", f"must be a string, not {type(query).__name__}"
+    elif not isinstance(hits, (list, tuple)):
+        field, problem = "hits", f"must be the list search() returned, not {type(hits).__name__}"
+    else:
+        wrong = next((i for i, hit in enumerate(hits) if not isinstance(hit, SearchHit)), None)
+        if wrong is not None:
+            field, problem = f"hits[{wrong}]", f"must be a SearchHit from search(), not {type(hits[wrong]).__name__}"
+    if field:
+        raise ValidationError(field, problem)

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from .models import HistoryEvent, MemoryRecord, Scope
+from .errors import ValidationError
+from .models import HistoryEvent, MemoryRecord, Scope, refuse_surrogates
 from .temporal import mentions_time
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "history_of",
     "iso",
     "normalised_hash",
+    "parse_id",
     "payload_of",
     "payload_scope",
     "record_from_payload",
@@ -252,3 +254,10 @@ def iso(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat()
+
+
+def parse_id(value: object, field: str = "id") -> str:
+    """A record id a caller gives (or a message's own ``id``): a non-empty string."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(field, "must be a non-empty record id string")
+    return refuse_surrogates(field, value)

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from memadapt_core.models import MemoryRecord
 
-__all__ = ["ToolStats", "tool_stats"]
+__all__ = ["ToolGuide", "ToolStats", "tool_stats"]
 
 
 class ToolStats(BaseModel):
@@ -58,3 +58,13 @@ def tool_stats(tool: str, calls: Sequence[MemoryRecord]) -> ToolStats:
         mean_tokens=sum(tokens) / len(tokens) if tokens else None,
         last_called=max(c.observed_at for c in calls),
     )
+
+
+class ToolGuide(BaseModel):
+    """A tool's statistics and its usage guidelines (None until the LLM has written them)."""
+
+    tool: str
+    stats: ToolStats
+    guidelines: str | None = None
+    updated_at: datetime | None = None
+    guide_id: str | None = None

@@ -7,14 +7,15 @@ from typing import Any, TypeAlias
 
 import pydantic
 
-from memadapt_core import AsyncMemory, Memory, ValidationError
+from memadapt_core import ValidationError
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import engine_views
 from ._framework import BaseRetriever
 
 __all__ = ["EngineField", "ValidatedRetriever"]
 
-EngineField: TypeAlias = pydantic.SkipValidation[Memory | AsyncMemory]
+EngineField: TypeAlias = pydantic.SkipValidation[MemoryAPI | AsyncMemoryAPI]
 """A retriever's ``memory`` field: ``engine_views`` checks it (an engine, or a ``RemoteMemory`` standing in for
 one), so pydantic's instance check, which knows only the engine, is skipped."""
 

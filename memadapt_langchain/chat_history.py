@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memadapt_core import AsyncMemory, Memory, MemoryRecord, Scope
+from memadapt_core import MemoryRecord, Scope
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import engine_views
 from ._framework import BaseChatMessageHistory, BaseMessage
@@ -25,7 +26,7 @@ class MemadaptChatMessageHistory(BaseChatMessageHistory):
 
     def __init__(
         self,
-        memory: Memory | AsyncMemory,
+        memory: MemoryAPI | AsyncMemoryAPI,
         session_id: str,
         *,
         user_id: str | None = None,

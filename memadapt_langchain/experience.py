@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import AsyncMemory, Memory, Scope, SearchHit, check_count
+from memadapt_core import Scope, SearchHit, check_count
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import engine_views
 from ._framework import (
@@ -53,8 +54,8 @@ class MemadaptExperienceRetriever(ValidatedRetriever):
     agent_id: str
     k: int = 3
 
-    _sync: Memory = PrivateAttr()
-    _async: AsyncMemory = PrivateAttr()
+    _sync: MemoryAPI = PrivateAttr()
+    _async: AsyncMemoryAPI = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
         self._sync, self._async = engine_views(self.memory)
@@ -75,7 +76,7 @@ class MemadaptExperienceRetriever(ValidatedRetriever):
 
 
 def create_experience_tool(
-    memory: Memory | AsyncMemory,
+    memory: MemoryAPI | AsyncMemoryAPI,
     *,
     agent_id: str,
     limit: int = 3,
@@ -97,7 +98,7 @@ def create_experience_tool(
 
 
 def create_trajectory_tool(
-    memory: Memory | AsyncMemory,
+    memory: MemoryAPI | AsyncMemoryAPI,
     *,
     agent_id: str,
     user_id: str | None = None,

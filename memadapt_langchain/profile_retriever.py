@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import AsyncMemory, Memory
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import engine_views
 from ._framework import AsyncCallbackManagerForRetrieverRun, BaseRetriever, CallbackManagerForRetrieverRun, Document
@@ -26,8 +26,8 @@ class MemadaptProfileRetriever(BaseRetriever):
     user_id: str | None = None
     agent_id: str | None = None
 
-    _sync: Memory = PrivateAttr()
-    _async: AsyncMemory = PrivateAttr()
+    _sync: MemoryAPI = PrivateAttr()
+    _async: AsyncMemoryAPI = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
         self._sync, self._async = engine_views(self.memory)

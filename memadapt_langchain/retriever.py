@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, PrivateAttr
 
-from memadapt_core import JSON, AsyncMemory, Kind, Memory, Scope, SearchHit, check_count
+from memadapt_core import JSON, Kind, Scope, SearchHit, check_count
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import engine_views
 from ._framework import (
@@ -68,8 +69,8 @@ class MemadaptRetriever(ValidatedRetriever):
     fetch_k: int = 20
     lambda_mult: float = 0.5
 
-    _sync: Memory = PrivateAttr()
-    _async: AsyncMemory = PrivateAttr()
+    _sync: MemoryAPI = PrivateAttr()
+    _async: AsyncMemoryAPI = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
         self._sync, self._async = engine_views(self.memory)

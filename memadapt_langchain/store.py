@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
+from memadapt_core import JSON, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import engine_views
 from ._framework import (
@@ -129,7 +130,7 @@ class MemadaptStore(BaseStore):
 
     def __init__(
         self,
-        memory: Memory | AsyncMemory,
+        memory: MemoryAPI | AsyncMemoryAPI,
         *,
         agent_id: str = DEFAULT_AGENT_ID,
         user_id_position: int | None = 1,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memadapt_core import AsyncMemory, Kind, Memory, Scope, ScopeIds, check_count
+from memadapt_core import Kind, Scope, ScopeIds, check_count
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import engine_views
 from ._framework import RunnableConfig, StructuredTool
@@ -23,7 +24,7 @@ def _scope_for(fixed: ScopeIds, config: RunnableConfig) -> ScopeIds:
 
 
 def create_search_memory_tool(
-    memory: Memory | AsyncMemory,
+    memory: MemoryAPI | AsyncMemoryAPI,
     *,
     user_id: str | None = None,
     agent_id: str | None = None,
@@ -54,7 +55,7 @@ def create_search_memory_tool(
 
 
 def create_save_memory_tool(
-    memory: Memory | AsyncMemory,
+    memory: MemoryAPI | AsyncMemoryAPI,
     *,
     user_id: str | None = None,
     agent_id: str | None = None,

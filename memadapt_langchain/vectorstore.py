@@ -7,7 +7,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memadapt_core import JSON, AsyncMemory, Memory, MemoryRecord, Scope, SearchHit, ValidationError
+from memadapt_core import JSON, MemoryRecord, Scope, SearchHit, ValidationError
+from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
 
 from ._engine import LANGCHAIN_KEY, engine_views
 from ._framework import Document, Embeddings, VectorStore
@@ -73,7 +74,7 @@ class MemadaptVectorStore(VectorStore):
 
     def __init__(
         self,
-        memory: Memory | AsyncMemory,
+        memory: MemoryAPI | AsyncMemoryAPI,
         *,
         user_id: str | None = None,
         agent_id: str | None = None,
@@ -238,7 +239,7 @@ class MemadaptVectorStore(VectorStore):
         metadatas: list[dict[str, Any]] | None = None,
         *,
         ids: list[str] | None = None,
-        memory: Memory | AsyncMemory | None = None,
+        memory: MemoryAPI | AsyncMemoryAPI | None = None,
         **kwargs: Any,
     ) -> MemadaptVectorStore:
         """A store over ``memory`` (required) holding these texts; ``kwargs`` are the scope ids.

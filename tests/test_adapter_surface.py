@@ -12,7 +12,7 @@ import memadapt_core
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTERS = ("memadapt_autogen", "memadapt_agentscope", "memadapt_langchain")
-PUBLIC_MODULES: frozenset[str] = frozenset()
+PUBLIC_MODULES = frozenset({"memadapt_core.api", "memadapt_core.client"})
 """Core modules, besides ``memadapt_core`` itself, that adapters may import from (documented as public)."""
 
 PENDING: set[tuple[str, str, str]] = set()

@@ -12,7 +12,8 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from memadapt_agentscope._engine import EngineLike, as_async, tool_texts
-from memadapt_core import AsyncMemory, MemadaptError, Scope, ValidationError, check_count
+from memadapt_core import MemadaptError, Scope, ValidationError, check_count
+from memadapt_core.api import AsyncMemoryAPI
 
 from ._framework import LongTermMemoryBase, Msg, TextBlock, ToolResponse
 
@@ -53,7 +54,7 @@ class MemadaptLongTermMemory(LongTermMemoryBase):  # type: ignore[misc, unused-i
             field = "user_id"
             problem = "MemadaptLongTermMemory needs a user_id or an agent_id: memories belong to someone"
             raise ValidationError(field, problem)
-        self._memory: AsyncMemory = as_async(memory)
+        self._memory: AsyncMemoryAPI = as_async(memory)
         self.user_id = user_id
         self.agent_id = agent_id
         self.session_id = session_id

@@ -16,7 +16,8 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeAlias
 
 from memadapt_agentscope._engine import EngineLike, as_async
-from memadapt_core import AsyncMemory, MemadaptError, Scope, check_count
+from memadapt_core import MemadaptError, Scope, check_count
+from memadapt_core.api import AsyncMemoryAPI
 
 from ._framework import Agent, AgentEvent, MiddlewareBase, Msg, TextBlock, ToolCallBlock, ToolResultBlock
 
@@ -56,7 +57,7 @@ class MemadaptExperienceMiddleware(MiddlewareBase):
         :param inject: False records only.
         """
         Scope.of(user_id, agent_id)  # a malformed id fails here, not at the first reply
-        self._memory: AsyncMemory = as_async(memory)
+        self._memory: AsyncMemoryAPI = as_async(memory)
         self._agent_id = agent_id
         self._user_id = user_id
         self._score = score

@@ -30,7 +30,8 @@ from types import TracebackType
 from typing import Any, Literal, Self, TypeAlias
 
 from memadapt_agentscope._engine import EngineLike, as_async, user_scope
-from memadapt_core import AsyncMemory, MemadaptError, SearchHit, StoreUnavailableError, ValidationError, check_count
+from memadapt_core import MemadaptError, SearchHit, StoreUnavailableError, ValidationError, check_count
+from memadapt_core.api import AsyncMemoryAPI
 
 from ._framework import (
     Agent,
@@ -100,7 +101,7 @@ class MemadaptMiddleware(MiddlewareBase):
         if mode not in _MODES:
             field = "mode"
             raise ValidationError(field, f"unknown mode {mode!r}; use one of {', '.join(_MODES)}")
-        self._memory: AsyncMemory = as_async(memory)
+        self._memory: AsyncMemoryAPI = as_async(memory)
         self._user_id = user_id
         self._agent_id = agent_id
         self._search_agent_id = agent_id if scope_search_by_agent else None

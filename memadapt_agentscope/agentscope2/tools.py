@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memadapt_agentscope._engine import tool_texts
-from memadapt_core import AsyncMemory, MemadaptError
+from memadapt_core import MemadaptError
+from memadapt_core.api import AsyncMemoryAPI
 
 from ._framework import (
     AgentState,
@@ -60,7 +61,7 @@ _ADD_SCHEMA = {
 class MemoryTools:
     """The two memory tools bound to one engine and one user (and optionally one agent)."""
 
-    memory: AsyncMemory
+    memory: AsyncMemoryAPI
     user_id: str
     agent_id: str | None = None
     search_agent_id: str | None = None

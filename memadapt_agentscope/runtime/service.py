@@ -19,6 +19,7 @@ from typing import Any
 
 from memadapt_agentscope._engine import EngineLike, as_async, user_scope
 from memadapt_core import AsyncMemory, MemoryRecord, Scope, ValidationError, check_count, engine_views
+from memadapt_core.api import AsyncMemoryAPI
 
 from ._framework import MemoryServiceBase
 from .messages import from_record, profile_message, query_text, to_engine_messages
@@ -69,7 +70,7 @@ class MemadaptMemoryService(MemoryServiceBase):
         self._threshold = threshold
         self._skip_names = frozenset(skip_names)
         self._profile = profile
-        self._engine: AsyncMemory | None = None
+        self._engine: AsyncMemoryAPI | None = None
 
     async def start(self) -> None:
         if self._engine is None:
@@ -129,14 +130,14 @@ class MemadaptMemoryService(MemoryServiceBase):
         # Without a user the engine would delete the whole agent scope: every user's memories of this app.
         await engine.delete_all(**user_scope(user_id, self._agent_id, session_id or None).ids())
 
-    def _started(self) -> AsyncMemory:
+    def _started(self) -> AsyncMemoryAPI:
         if self._engine is None:
             msg = "Service not started"  # the runtime's built-in services raise exactly this
             raise RuntimeError(msg)
         return self._engine
 
 
-async def _page(engine: AsyncMemory, scope: Scope, *, offset: int, size: int) -> list[MemoryRecord]:
+async def _page(engine: AsyncMemoryAPI, scope: Scope, *, offset: int, size: int) -> list[MemoryRecord]:
     """Records ``offset`` to ``offset + size`` of the scope, oldest first, read in engine pages of at most
     ``max_limit``: a page bigger than that is gathered from several, as the runtime's own service returns it."""
     records: list[MemoryRecord] = []

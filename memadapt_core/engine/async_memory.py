@@ -1,11 +1,7 @@
 """``AsyncMemory``: the engine, async, over ``MemoryBase``; its sync twin ``Memory`` is written by hand alike.
 
-Blocking work never runs on the event loop: a server backend and big batches go to a thread; the embedded
-store's sub-millisecond calls and one-query embeddings run inline, where a thread hop would cost more than them.
-
-Why this module passes 400 lines: it is the whole public API, method for method beside ``sync_memory.py``; each
-method is planning (``reads``, ``writes``...) and one backend step, so splitting it would split the API, not a job.
-"""
+Blocking work never runs on the event loop: a server backend and big batches go to a thread; the embedded store's
+sub-millisecond calls and one-query embeddings run inline, where a thread hop would cost more than them."""
 
 from __future__ import annotations
 
@@ -13,24 +9,26 @@ import asyncio
 import builtins
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, Unpack, cast
 
+from memadapt_core.api import composed
+from memadapt_core.api.options import SearchOptions
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
-from memadapt_core.tool_stats import ToolStats, tool_stats
+from memadapt_core.tool_stats import ToolGuide, ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, paging, reads, tiers, tool_memory, transactions, updates, writes
-from . import experience_recall as recall
-from . import trajectories as trajectories_
+from . import backend_steps, reads, tiers, transactions, updates, writes
 from .answering import AsyncAnswering
 from .base import MemoryBase
 from .llm_notice import warn_without_llm
-from .tool_memory import ToolGuide
+from .tasks import recall, tool_memory
+from .tasks import trajectories as trajectories_
 from .transfers import AsyncTransfers
 
 if TYPE_CHECKING:
+    from memadapt_core.api import AsyncMemoryAPI
     from memadapt_core.consolidation.worker import ConsolidationWorker
 
     from .sync_memory import Memory
@@ -238,18 +236,11 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
 
     async def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
-        time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
-        filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
-        include_archived: bool = False,
+        **options: Unpack[SearchOptions],
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
         r = self._live()
-        plan = reads.plan_search(
-            r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
-            threshold=threshold, time_range=time_range, now=now, filters=filters,
-            include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
-        )  # fmt: skip
+        plan = reads.plan_search(r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, **options)
         return await self._search(plan)
 
     async def _search(self, plan: reads.SearchPlan) -> builtins.list[SearchHit]:
@@ -264,9 +255,9 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
         scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        searches = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
+        searches = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
         per_query = await asyncio.gather(*searches)
-        return reads.merge_hits(per_query)
+        return composed.merge_hits(per_query)
 
     async def get(
         self, id: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None
@@ -322,7 +313,7 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
         """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
         size = min(page_size, self._resources.settings.max_limit)
         where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        pages = paging.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        pages = composed.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
         async for record in pages:
             yield record
 
@@ -403,3 +394,7 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
         return self._with_engine_stats(
             await self._run(r.backend.stats), None if self._worker is None else self._worker.stats
         )
+
+
+if TYPE_CHECKING:  # mypy holds the engine to the API it implements
+    _door: type[AsyncMemoryAPI] = AsyncMemory

@@ -12,21 +12,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from memadapt_core.api.background import Pending
 from memadapt_core.config import EmbedderSettings, MemorySettings
 from memadapt_core.embedders.base import Embedder
-from memadapt_core.errors import StoreUnavailableError, ValidationError
+from memadapt_core.errors import StoreUnavailableError
+from memadapt_core.formatting import check_context_args
 from memadapt_core.models import MemoryRecord, Scope, SearchHit
 from memadapt_core.profile import UserProfile
+from memadapt_core.record_codec import parse_id
 from memadapt_core.record_codec import record_id as _record_id
 from memadapt_core.validation import parse_scope
 
 from . import tiers
-from .background import Pending
 from .llm_notice import warn_without_llm
 from .open_stores import open_resources, release
 from .resources import Resources, build_settings
 from .tasks.recall import render_guidance
-from .updates import parse_id
 
 if TYPE_CHECKING:
     from memadapt_core.consolidation.worker_base import WorkerOptions
@@ -127,10 +128,12 @@ class MemoryBase:
         ``profile`` (from ``profile()``) a short profile block first, with ``recent`` (from ``recent()``) the
         working memory before the recalled memories, which skip what it already shows."""
         r = self._resources
-        _check_context_args(query, hits)
+        check_context_args(query, hits)
         if recent is None and profile is None:
             return r.hooks.format_context(query, hits)
-        return tiers.context_with_tiers(r.hooks, query, hits, recent, profile, r.settings.tiers.profile_block)
+        return tiers.context_with_tiers(
+            r.hooks.format_context, query, hits, recent, profile, r.settings.tiers.profile_block
+        )
 
     def format_experience(self, hits: Sequence[SearchHit]) -> str:
         """Experiences (from ``experiences()``) as the delimited guidance block for a system prompt."""
@@ -162,18 +165,3 @@ class MemoryBase:
         if worker_stats is not None:
             out["consolidation"] = worker_stats
         return out
-
-
-def _check_context_args(query: object, hits: object) -> None:
-    """``format_context`` takes the query as text and the hits ``search()`` returned, nothing else."""
-    field, problem = "", ""
-    if not isinstance(query, str):
-        field, problem = "query", f"must be a string, not {type(query).__name__}"
-    elif not isinstance(hits, (list, tuple)):
-        field, problem = "hits", f"must be the list search() returned, not {type(hits).__name__}"
-    else:
-        wrong = next((i for i, hit in enumerate(hits) if not isinstance(hit, SearchHit)), None)
-        if wrong is not None:
-            field, problem = f"hits[{wrong}]", f"must be a SearchHit from search(), not {type(hits[wrong]).__name__}"
-    if field:
-        raise ValidationError(field, problem)

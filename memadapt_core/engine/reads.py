@@ -43,11 +43,9 @@ __all__ = [
     "finish_by_time",
     "finish_list",
     "finish_search",
-    "merge_hits",
     "plan_list",
     "plan_search",
     "scope_filter",
-    "usable_queries",
 ]
 
 
@@ -98,16 +96,18 @@ def plan_search(
     user_id: object,
     agent_id: object,
     session_id: object,
-    limit: object,
-    kinds: object,
-    threshold: object,
-    time_range: object,
-    now: object,
-    filters: object,
-    include_superseded: bool,
-    as_of: object,
-    include_archived: bool = False,
+    limit: object = 5,
+    kinds: object = None,
+    threshold: object = None,
+    time_range: object = None,
+    now: object = None,
+    filters: object = None,
+    include_superseded: object = False,
+    as_of: object = None,
+    include_archived: object = False,
 ) -> SearchPlan:
+    """The search ``search(query, **options)`` asks for: its options (``api.options.SearchOptions``) read, with
+    their defaults, and checked."""
     s = store.settings
     text = parse_text("query", query, s.max_text_chars)
     scope = parse_scope(user_id, agent_id, session_id)
@@ -229,26 +229,3 @@ def decode_cursor(cursor: object) -> tuple[datetime | None, frozenset[str]]:
     except (ValueError, KeyError, TypeError, OverflowError, binascii.Error) as exc:
         raise ValidationError(field, "is not a cursor this store made") from exc
     return start, frozenset(skip)
-
-
-def usable_queries(queries: object) -> list[str]:
-    """The queries of ``search_many``: a list of strings, blank ones left out (a lone string is one query)."""
-    if isinstance(queries, str):
-        queries = [queries]
-    if not isinstance(queries, list | tuple):
-        field = "queries"
-        raise ValidationError(field, f"must be a list of strings, not {type(queries).__name__}")
-    for n, q in enumerate(queries):
-        if not isinstance(q, str):
-            field = f"queries[{n}]"
-            raise ValidationError(field, f"must be a string, not {type(q).__name__}")
-    return [q for q in queries if q.strip()]
-
-
-def merge_hits(per_query: Sequence[Sequence[SearchHit]]) -> list[SearchHit]:
-    """Each record once, where it first appears (query order, then rank)."""
-    merged: dict[str, SearchHit] = {}
-    for hits in per_query:
-        for hit in hits:
-            merged.setdefault(hit.record.id, hit)
-    return list(merged.values())

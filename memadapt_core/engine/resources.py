@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pydantic
 
+from memadapt_core.api.background import BackgroundWrites
 from memadapt_core.backends.base import CollectionInfo, VectorBackend
 from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
 from memadapt_core.embedders.base import Embedder, TokenWeights, Vectors
@@ -32,7 +33,6 @@ from memadapt_core.record_codec import HistoryCap, dense_text
 from memadapt_core.sparse import LEXICONS, SparseEncoder
 from memadapt_core.token_stats import BOOTSTRAP_LIMIT, Scoped, ScopeKey, ScopeTokenStats, key_filter, key_of
 
-from .background import BackgroundWrites
 from .saved_counts import SavedCounts, counts_file
 
 __all__ = ["Resources", "build_settings"]

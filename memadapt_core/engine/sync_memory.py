@@ -8,24 +8,26 @@ from __future__ import annotations
 import builtins
 from collections.abc import Generator, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, Self, cast
+from typing import TYPE_CHECKING, Any, Literal, Self, Unpack, cast
 
+from memadapt_core.api import composed
+from memadapt_core.api.options import SearchOptions
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.record_codec import payload_scope, utcnow
-from memadapt_core.tool_stats import ToolStats, tool_stats
+from memadapt_core.tool_stats import ToolGuide, ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, paging, reads, tiers, tool_memory, transactions, updates, writes
-from . import experience_recall as recall
-from . import trajectories as trajectories_
+from . import backend_steps, reads, tiers, transactions, updates, writes
 from .answering import Answering
 from .base import MemoryBase
 from .llm_notice import warn_without_llm
-from .tool_memory import ToolGuide
+from .tasks import recall, tool_memory
+from .tasks import trajectories as trajectories_
 from .transfers import Transfers
 
 if TYPE_CHECKING:
+    from memadapt_core.api import MemoryAPI
     from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
 
     from .async_memory import AsyncMemory
@@ -219,18 +221,11 @@ class Memory(Answering, Transfers, MemoryBase):
 
     def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        limit: int = 5, kinds: Sequence[Kind] | None = None, threshold: float | None = None,
-        time_range: tuple[datetime | str | None, datetime | str | None] | None = None, now: datetime | None = None,
-        filters: dict[str, Any] | None = None, include_superseded: bool = False, as_of: datetime | None = None,
-        include_archived: bool = False,
+        **options: Unpack[SearchOptions],
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Hybrid, time-aware search in one scope. ``threshold=None`` applies the relevance floor; ``0.0`` none."""
         r = self._live()
-        plan = reads.plan_search(
-            r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, limit=limit, kinds=kinds,
-            threshold=threshold, time_range=time_range, now=now, filters=filters,
-            include_superseded=include_superseded, as_of=as_of, include_archived=include_archived,
-        )  # fmt: skip
+        plan = reads.plan_search(r, query, user_id=user_id, agent_id=agent_id, session_id=session_id, **options)
         return self._search(plan)
 
     def _search(self, plan: reads.SearchPlan) -> builtins.list[SearchHit]:
@@ -244,8 +239,8 @@ class Memory(Answering, Transfers, MemoryBase):
     ) -> builtins.list[SearchHit]:  # fmt: skip
         """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
         scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        per_query = [self.search(q, **scope, limit=limit, **options) for q in reads.usable_queries(queries)]
-        return reads.merge_hits(per_query)
+        per_query = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
+        return composed.merge_hits(per_query)
 
     def get(self, id: str, *, user_id: str | None = None, agent_id: str | None = None,
             session_id: str | None = None) -> MemoryRecord | None:  # fmt: skip
@@ -300,7 +295,7 @@ class Memory(Answering, Transfers, MemoryBase):
         """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
         size = min(page_size, self._resources.settings.max_limit)
         where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        yield from paging.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
+        yield from composed.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
 
     def count(
         self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
@@ -377,3 +372,7 @@ class Memory(Answering, Transfers, MemoryBase):
         """Counts and sizes from the backend, the embedder, and the consolidation worker's totals."""
         r = self._live()
         return self._with_engine_stats(r.backend.stats(), None if self._worker is None else self._worker.stats)
+
+
+if TYPE_CHECKING:  # mypy holds the engine to the API it implements
+    _door: type[MemoryAPI] = Memory

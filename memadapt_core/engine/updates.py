@@ -21,7 +21,7 @@ from memadapt_core.record_codec import (
     sparse_text,
     utcnow,
 )
-from memadapt_core.validation import parse_metadata, parse_record_id, parse_text, refuse_surrogates
+from memadapt_core.validation import parse_metadata, parse_record_id, parse_text
 
 from .resources import Resources
 
@@ -32,18 +32,11 @@ __all__ = [
     "UpdatePlan",
     "apply_update",
     "existing",
-    "parse_id",
     "plan_update",
     "point_in_scope",
     "records_found",
     "updated_point",
 ]
-
-
-def parse_id(value: object, field: str = "id") -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValidationError(field, "must be a non-empty record id string")
-    return refuse_surrogates(field, value)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from memadapt_core.api.options import SEARCH_OPTIONS
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import (
     ConfigurationError,
@@ -150,17 +151,11 @@ async def add(request: Request, memory: AsyncMemory) -> Response:
 
 
 async def search(request: Request, memory: AsyncMemory) -> Response:
-    keys = {
-        "query", "limit", "kinds", "threshold", "time_range", "now", "filters", "include_superseded", "as_of",
-        "include_archived",
-    }  # fmt: skip
-    body = await _json_body(request, _SCOPE_KEYS | keys)
+    body = await _json_body(request, _SCOPE_KEYS | {"query"} | SEARCH_OPTIONS)  # the options as declared once
     if "query" not in body:
         field = "query"
         raise ValidationError(field, "is required")
-    options = {k: body[k] for k in keys - {"query"} if k in body}
-    if isinstance(options.get("time_range"), list):
-        options["time_range"] = tuple(options["time_range"])
+    options: dict[str, Any] = {k: body[k] for k in SEARCH_OPTIONS if k in body}
     hits = await memory.search(body["query"], **_scope(request, body), **options)
     return JSONResponse({"hits": [h.model_dump(mode="json") for h in hits]})
 

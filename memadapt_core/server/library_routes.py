@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from memadapt_core.engine import AsyncMemory
-from memadapt_core.engine.reme_lines import reme_memory
+from memadapt_core.engine.tasks.reme_lines import reme_memory
 from memadapt_core.errors import ValidationError
 from memadapt_core.models import MemoryRecord
 

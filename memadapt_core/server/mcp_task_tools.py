@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from memadapt_core.engine import AsyncMemory
-from memadapt_core.engine.experience_recall import render_guidance
+from memadapt_core.formatting import render_guidance
 
 from .mcp_tools import Context, MCPServer, ScopeResolver, ToolError, _guarded
 

@@ -1,9 +1,11 @@
-"""The OpenAPI 3.1 document of the JSON routes, written by hand (served at ``/openapi.json``)."""
+"""The OpenAPI 3.1 document of the JSON routes (served at ``/openapi.json``): written by hand, but for what an
+options declaration of ``memadapt_core.api`` gives (the search options)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from memadapt_core.api.options import search_options_schema
 from memadapt_core.models import KINDS, WRITABLE_KINDS
 
 __all__ = ["openapi_document"]
@@ -118,26 +120,7 @@ def openapi_document() -> dict[str, Any]:
         "/v1/search": {
             "post": {
                 "summary": "search: hybrid, time-aware search in the token's scope",
-                "requestBody": _body(
-                    {
-                        "query": {"type": "string"},
-                        "limit": {"type": "integer", "default": 5},
-                        "kinds": _KINDS,
-                        "threshold": {"type": "number"},
-                        "time_range": {
-                            "type": "array",
-                            "items": {"type": ["string", "null"]},
-                            "minItems": 2,
-                            "maxItems": 2,
-                        },
-                        "now": {"type": "string", "format": "date-time"},
-                        "filters": {"type": "object"},
-                        "include_superseded": {"type": "boolean"},
-                        "as_of": {"type": "string", "format": "date-time"},
-                        "include_archived": {"type": "boolean"},
-                    },
-                    ["query"],
-                ),
+                "requestBody": _body({"query": {"type": "string"}, **search_options_schema()}, ["query"]),
                 "responses": {
                     "200": _json(
                         {"type": "object", "properties": {"hits": {"type": "array", "items": _ref("SearchHit")}}}

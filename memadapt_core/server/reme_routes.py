@@ -18,10 +18,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from memadapt_core.consolidation.experience_plan import experience_content
+from memadapt_core.consolidation.planning.experience_plan import experience_content
 from memadapt_core.engine import AsyncMemory
-from memadapt_core.engine.experience_recall import render_guidance
 from memadapt_core.errors import ValidationError
+from memadapt_core.formatting import render_guidance
 from memadapt_core.models import MemoryRecord, SearchHit
 
 from .http_api import Handler, _endpoint, _json_body, _required, _scope

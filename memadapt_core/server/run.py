@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memadapt_core.backends.edge_holder import set_holder
+from memadapt_core.backends.edge.holder import set_holder
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.models import Scope

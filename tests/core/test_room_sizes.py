@@ -15,27 +15,25 @@ MAX_MODULES = 12
 
 # module -> (the most lines it may have, why it passes 400)
 LONG_MODULES = {
-    "memadapt_core/engine/async_memory.py": (
-        405,
-        "the async twin of the public API; its owner is reshaping it (issue 36)",
+    "memadapt_core/testing/scripted_server.py": (
+        426,
+        "the scripted LLM server and its request handler are one thing, read together (its docstring)",
     ),
-    "memadapt_core/remote.py": (529, "both HTTP client twins; issue 36 moves them into memadapt_core/client/"),
-    "memadapt_core/testing/scripted_server.py": (426, "the scripted LLM server; its owner is reshaping it (issue 36)"),
 }
 # package folder -> (the most modules it may hold, why it holds more than 12)
 CROWDED_FOLDERS = {
     "memadapt_core": (
-        30,
-        "modules of six kinds side by side (the CLI, the HTTP client, text analysis, models, hooks...); issue 36 "
-        "gives them rooms (api/, client/, cli/)",
+        28,
+        "the bottom floor every room imports (models, errors, filters, text analysis, time words, ranking) beside "
+        "the CLI's modules and the shims users import (remote); the CLI is the next to get a room",
     ),
     "memadapt_core/engine": (
-        26,
-        "22 modules (the twins, their no-I/O planning, store access, transfer) and four one-line re-exports of "
-        "tasks/ kept for the twins, remote_*.py and server/ (other owners); the planning moves with api/ (issue 36)",
+        20,
+        "the twins, their no-I/O planning (reads, writes, updates...) and store access; task memory and the tiers "
+        "have their wings (tasks/, tiers/)",
     ),
-    "memadapt_core/server": (15, "its owner is reshaping it (issue 36)"),
-    "memadapt_langchain": (14, "an adapter package; its owner is reshaping it (issue 36)"),
+    "memadapt_core/server": (15, "one module per door (MCP tools, JSON routes, ReMe routes, limits, checks)"),
+    "memadapt_langchain": (14, "one module per LangChain interface the adapter implements"),
 }
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import subprocess
 import sys
@@ -11,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memadapt_core import AsyncMemory, Memory, MemoryRecord, Page, SearchHit, ValidationError
+from memadapt_core import AsyncMemory, MemoryRecord, Page, SearchHit, ValidationError
 from memadapt_core.errors import ConfigurationError, StoreUnavailableError
-from memadapt_core.remote import LOCAL_ONLY, AsyncRemoteMemory, RemoteMemory
+from memadapt_core.remote import AsyncRemoteMemory, RemoteMemory
 
 from .conftest import Server, free_port
 
@@ -118,49 +117,6 @@ def test_four_client_processes_writing_at_once_lose_nothing(server: Server) -> N
     with RemoteMemory(server.url, token="token-bob") as memory:
         page = memory.list(user_id="bob", session_id="crowd", limit=200)
     assert sorted(r.text for r in page.records) == sorted(f"worker {w} note {n}" for w in range(4) for n in range(25))
-
-
-ROUTED = ["add", "search", "answer", "list", "get", "update", "delete", "delete_all", "history", "export"]
-ROUTED += ["search_many", "iter_records", "get_many", "vectors", "count", "delete_many", "profile"]  # for adapters
-ROUTED += ["record_id", "format_context", "format_experience", "track", "flush", "close", "as_sync", "as_async"]
-ROUTED += ["add_trajectories", "experiences", "experience_guidance", "record_tool_calls", "tool_stats", "tool_guide"]
-ROUTED += ["recent"]
-
-
-@pytest.mark.parametrize("name", ROUTED)
-def test_remote_twins_take_the_engines_arguments(name: str) -> None:
-    def arguments(cls: type) -> list[tuple[str, object]]:
-        signature = inspect.signature(getattr(cls, name))
-        return [(p.name, p.default) for p in signature.parameters.values()]
-
-    assert arguments(RemoteMemory) == arguments(Memory)
-    assert arguments(AsyncRemoteMemory) == arguments(AsyncMemory)
-
-
-def public_calls(cls: type) -> dict[str, list[str] | None]:
-    """A class's public names, each with its parameter names (None for a property)."""
-    calls: dict[str, list[str] | None] = {}
-    for name in dir(cls):
-        if not name.startswith("_"):
-            member = getattr(cls, name)
-            calls[name] = list(inspect.signature(member).parameters) if callable(member) else None
-    return calls
-
-
-@pytest.mark.parametrize(("engine", "client"), [(Memory, RemoteMemory), (AsyncMemory, AsyncRemoteMemory)])
-def test_a_remote_twin_has_every_public_call_of_its_engine_twin_but_the_local_only_ones(
-    engine: type, client: type
-) -> None:
-    wanted = {name: params for name, params in public_calls(engine).items() if name not in LOCAL_ONLY}
-    offered = public_calls(client)
-
-    assert {name: offered.get(name, "missing") for name in wanted} == wanted
-
-
-@pytest.mark.parametrize("client", [RemoteMemory, AsyncRemoteMemory])
-def test_the_local_only_calls_are_the_engines_and_left_out_of_the_client_not_faked(client: type) -> None:
-    assert set(public_calls(Memory)) & set(public_calls(AsyncMemory)) >= LOCAL_ONLY
-    assert LOCAL_ONLY.isdisjoint(public_calls(client))
 
 
 def test_a_remote_query_vector_is_the_one_the_servers_search_compares(server: Server) -> None:

@@ -77,6 +77,33 @@ async def test_autogen_memory_runs_against_the_service(server: Server) -> None:
     assert left == 0
 
 
+async def test_an_autogen_memory_over_the_service_dumps_its_server_not_its_token(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with AsyncRemoteMemory(server.url, token="token-autogen") as remote:
+        memory = MemadaptMemory(memory=remote, user_id="ag", session_id="dumped")
+        await memory.add(MemoryContent(content="I keep bees on the roof.", mime_type="text/plain"))
+        dumped = memory.dump_component().model_dump_json()
+        monkeypatch.setenv("MEMADAPT_TOKEN", "token-autogen")
+        loaded = MemadaptMemory.load_component(json.loads(dumped))
+        found = await loaded.query("bees")
+        await loaded.close()
+        await remote.delete_all(user_id="ag", session_id="dumped")
+    assert json.loads(dumped)["config"]["server"] == server.url
+    assert "token-autogen" not in dumped
+    assert isinstance(loaded.engine, AsyncRemoteMemory)
+    assert [r.content for r in found.results] == ["I keep bees on the roof."]
+
+
+def test_an_autogen_memory_loaded_for_a_server_without_a_token_names_the_variable(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMADAPT_TOKEN", raising=False)
+
+    with pytest.raises(ConfigurationError, match="MEMADAPT_TOKEN"):
+        MemadaptMemory(server=server.url, user_id="ag")
+
+
 class _RecallingModel(ChatModelBase):
     """Replies "Noted", keeping every memory note it is shown."""
 

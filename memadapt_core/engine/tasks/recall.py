@@ -8,13 +8,12 @@ evidence (a success or comparison: its score; a failure: 1 - its score, since a 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime
 
 from memadapt_core.config import TaskMemorySettings
 from memadapt_core.errors import ValidationError
-from memadapt_core.formatting import neutralise
+from memadapt_core.formatting import EXPERIENCE_END, EXPERIENCE_START, render_guidance
 from memadapt_core.models import SearchHit
 
 __all__ = [
@@ -26,20 +25,6 @@ __all__ = [
     "recall_pool",
     "render_guidance",
 ]
-
-# The framing (preamble, "When:", "Lesson (failure):") stays English whatever the lessons' language: it is read by
-# the agent's LLM, never shown to the user, which follows English framing around Chinese lessons as well as it
-# follows Chinese; the evidence word is the stored value code matches on; and the lessons themselves are written in
-# the language of their trajectories (the consolidation prompts ask for it), so nothing the user reads is translated.
-EXPERIENCE_START = "<memadapt-experience>"
-EXPERIENCE_END = "</memadapt-experience>"
-_PREAMBLE = (
-    "Experience from this agent's earlier tasks, most relevant first. Apply a lesson when its situation matches "
-    "the task; it is advice, not an instruction to follow blindly."
-)
-
-
-_OWN_TAGS = re.compile(r"<\s*(/?)\s*memadapt-experience\s*>", re.IGNORECASE)
 
 
 def agent_scope_id(agent_id: str | None) -> str:
@@ -53,12 +38,6 @@ def agent_scope_id(agent_id: str | None) -> str:
 def recall_pool(limit: int, max_limit: int) -> int:
     """How many hits to rank for ``limit`` experiences: enough that score and recency can reorder them."""
     return min(max_limit, max(10, 3 * limit))
-
-
-def _clean(text: str) -> str:
-    """One line, no chat-template token, no delimiter of this block: a lesson cannot break out of it."""
-    folded = " / ".join(line.strip() for line in text.splitlines() if line.strip())
-    return neutralise(_OWN_TAGS.sub(r"(\1memadapt-experience)", folded))
 
 
 def evidence_strength(evidence: object, score: object) -> float:
@@ -90,18 +69,3 @@ def rank_experiences(
         ranked.append(hit.model_copy(update={"score": total, "scores": scores}))
     ranked.sort(key=lambda h: -h.score)
     return ranked[:limit]
-
-
-def render_guidance(hits: Sequence[SearchHit]) -> str:
-    """The experiences as a delimited block for a system prompt; empty when there are none."""
-    if not hits:
-        return ""
-    lines = [EXPERIENCE_START, _PREAMBLE]
-    for n, hit in enumerate(hits, 1):
-        meta = hit.record.metadata
-        content = meta.get("content") if isinstance(meta.get("content"), str) else ""
-        evidence = meta.get("evidence") or "experience"
-        lines.append(f"{n}. When: {_clean(hit.record.text)}")
-        lines.append(f"   Lesson ({_clean(str(evidence))}): {_clean(str(content))}")
-    lines.append(EXPERIENCE_END)
-    return "\n".join(lines)

@@ -13,15 +13,12 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
-
-from pydantic import BaseModel
 
 from memadapt_core.engine.tasks.trajectories import dicts_of
 from memadapt_core.errors import ValidationError
 from memadapt_core.models import MemoryRecord
-from memadapt_core.tool_stats import ToolStats
+from memadapt_core.tool_stats import ToolGuide, ToolStats
 from memadapt_core.validation import parse_json_object, parse_number, parse_text
 
 __all__ = ["ToolGuide", "guide_of", "tool_call_inputs"]
@@ -31,16 +28,6 @@ _ALIASES = {"input": "arguments", "output": "result", "time_cost": "duration", "
 _KEYS = frozenset({"id", "name", "arguments", "result", "success", "duration", "tokens", "timestamp", "metadata"})
 _SHOWN_CHARS = 500  # of the arguments and of the result, in the stored text
 _MAX_CALLS = 10_000
-
-
-class ToolGuide(BaseModel):
-    """A tool's statistics and its usage guidelines (None until the LLM has written them)."""
-
-    tool: str
-    stats: ToolStats
-    guidelines: str | None = None
-    updated_at: datetime | None = None
-    guide_id: str | None = None
 
 
 def tool_call_inputs(calls: object) -> list[dict[str, Any]]:

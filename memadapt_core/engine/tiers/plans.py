@@ -3,17 +3,15 @@ context block that places the profile and the latest turns before the recalled m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from memadapt_core.engine import reads
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_points
 from memadapt_core.filters import FilterSpec
-from memadapt_core.formatting import render_profile, render_recent
+from memadapt_core.formatting import context_with_tiers
 from memadapt_core.heat import just_visited_heat
 from memadapt_core.models import PERSONAL_KINDS, MemoryRecord, Scope, SearchHit
-from memadapt_core.plugins import Hooks
 from memadapt_core.profile import UserProfile, assemble_profile, profile_scope
 from memadapt_core.record_codec import iso, record_from_payload, utcnow
 from memadapt_core.validation import parse_kinds, parse_limit, parse_moment, parse_scope
@@ -66,26 +64,6 @@ class ProfilePlan:
 def plan_profile(*, user_id: object, agent_id: object, as_of: object) -> ProfilePlan:
     scope = profile_scope(parse_scope(user_id, agent_id, None))
     return ProfilePlan(scope, None if as_of is None else parse_moment("as_of", as_of))
-
-
-def context_with_tiers(
-    hooks: Hooks,
-    query: str,
-    hits: Sequence[SearchHit],
-    recent: Sequence[MemoryRecord] | None,
-    profile: UserProfile | None,
-    profile_lines: int,
-) -> str:
-    """The profile block, then the working memory, then the recalled memories that the working memory does not
-    already show (by id or by text), each block delimited and neutralised."""
-    shown = {r.id for r in recent or ()} | {r.text.strip() for r in recent or ()}
-    rest = [h for h in hits if h.record.id not in shown and h.record.text.strip() not in shown]
-    blocks = [
-        render_profile(profile.lines(profile_lines)) if profile is not None else "",
-        render_recent(recent or ()),
-        hooks.format_context(query, rest) if rest else "",
-    ]
-    return "\n".join(b for b in blocks if b)
 
 
 def noted(r: Resources, hits: list[SearchHit]) -> list[SearchHit]:

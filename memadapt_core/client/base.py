@@ -9,7 +9,7 @@ the background writes adapters hand over and the plugins that format context.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -17,12 +17,9 @@ from urllib.parse import quote
 
 import httpx
 
-from .config import MemorySettings
-from .engine.background import BackgroundWrites, Pending
-from .engine.experience_recall import render_guidance
-from .engine.tiers import context_with_tiers
-from .engine.updates import parse_id
-from .errors import (
+from memadapt_core.api.background import BackgroundWrites, Pending
+from memadapt_core.config import MemorySettings
+from memadapt_core.errors import (
     ConfigurationError,
     LLMError,
     MemadaptError,
@@ -31,13 +28,15 @@ from .errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from .models import PERSONAL_KINDS, Kind, MemoryRecord, SearchHit
-from .plugins import Hooks, create_plugin_manager
-from .profile import UserProfile
-from .record_codec import record_id as _record_id
-from .validation import parse_scope
+from memadapt_core.formatting import check_context_args, context_with_tiers, render_guidance
+from memadapt_core.models import PERSONAL_KINDS, Kind, MemoryRecord, SearchHit
+from memadapt_core.plugins import Hooks, create_plugin_manager
+from memadapt_core.profile import UserProfile
+from memadapt_core.record_codec import parse_id
+from memadapt_core.record_codec import record_id as _record_id
+from memadapt_core.validation import parse_scope
 
-__all__ = ["Moment", "RemoteBase", "scope_of"]
+__all__ = ["TOKEN_ENV", "Moment", "RemoteBase", "scope_of"]
 
 # A 429 (the token has its limit of requests in flight) is sent again after Retry-After, longer each time; after
 # that it is a StoreUnavailableError, as for a server that cannot take the request.
@@ -45,6 +44,9 @@ _BUSY_RETRIES = 5
 _BUSY_WAIT_MAX_S = 5.0
 
 Moment = datetime | str | None
+
+TOKEN_ENV = "MEMADAPT_TOKEN"
+"""Where a client's bearer token is read when none is given: the CLI's ``--server``, a loaded AutoGen dump."""
 
 
 @dataclass
@@ -90,6 +92,25 @@ def _moment(value: Moment) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
+def _json_value(value: Any) -> Any:
+    """An option's value as JSON carries it: a moment in ISO 8601, a tuple or other sequence as a list."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [_json_value(item) for item in value]
+    return value
+
+
+def _messages(messages: Any) -> Any:
+    """Messages as JSON can carry them: a message's datetime (its ``timestamp``) in ISO 8601, which the server reads
+    back as the engine reads the datetime."""
+    if isinstance(messages, dict):
+        return {key: _moment(value) if isinstance(value, datetime) else value for key, value in messages.items()}
+    if isinstance(messages, list | tuple):
+        return [_messages(message) if isinstance(message, dict) else message for message in messages]
+    return messages
+
+
 def scope_of(user_id: str | None, agent_id: str | None, session_id: str | None) -> dict[str, Any]:
     given = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
     return {k: v for k, v in given.items() if v is not None}
@@ -130,6 +151,11 @@ class RemoteBase:
         self._link = _link if _link is not None else _Link(url, token, timeout, plugins)
         self._url, self._headers, self._timeout = self._link.url, self._link.headers, timeout
 
+    @property
+    def url(self) -> str:
+        """The server this client talks to (what an AutoGen dump of a memory over it keeps)."""
+        return self._url
+
     # -- what the engine does without I/O, for the adapters ----------------------------------------------------------
     @property
     def settings(self) -> MemorySettings:
@@ -154,12 +180,13 @@ class RemoteBase:
         profile: UserProfile | None = None,
     ) -> str:  # fmt: skip
         """The engine's context block, formatted here by this client's plugins (``plugins=``, entry points)."""
+        check_context_args(query, hits)
         if self._link.hooks is None:
             self._link.hooks = Hooks(create_plugin_manager(self._link.plugins))
         hooks = self._link.hooks
         if recent is None and profile is None:
             return hooks.format_context(query, hits)
-        return context_with_tiers(hooks, query, hits, recent, profile, self.settings.tiers.profile_block)
+        return context_with_tiers(hooks.format_context, query, hits, recent, profile, self.settings.tiers.profile_block)
 
     def format_experience(self, hits: Sequence[SearchHit]) -> str:
         """Experiences as the delimited guidance block for a system prompt."""
@@ -171,7 +198,7 @@ class RemoteBase:
         messages: Any, scope: dict[str, Any], kind: Kind, metadata: dict[str, Any] | None, observed_at: Moment,
         on_conflict: str,
     ) -> _Call:  # fmt: skip
-        body: dict[str, Any] = {"messages": messages, "kind": kind, "on_conflict": on_conflict, **scope}
+        body: dict[str, Any] = {"messages": _messages(messages), "kind": kind, "on_conflict": on_conflict, **scope}
         if metadata is not None:
             body["metadata"] = metadata
         if observed_at is not None:
@@ -179,18 +206,11 @@ class RemoteBase:
         return _Call("POST", "/v1/memories", json=body)
 
     @staticmethod
-    def _search(query: str, scope: dict[str, Any], options: dict[str, Any]) -> _Call:
+    def _search(query: str, scope: dict[str, Any], options: Mapping[str, Any]) -> _Call:
         body: dict[str, Any] = {"query": query, **scope}
-        for key, value in options.items():
-            if value is None or (key in ("include_superseded", "include_archived") and value is False):
-                continue
-            if key == "time_range":
-                value = [_moment(value[0]), _moment(value[1])]
-            elif key in ("now", "as_of"):
-                value = _moment(value)
-            elif key == "kinds":
-                value = list(value)
-            body[key] = value
+        for key, value in options.items():  # each as JSON carries it, whatever the option
+            if value is not None:
+                body[key] = _json_value(value)
         return _Call("POST", "/v1/search", json=body)
 
     @staticmethod
@@ -244,7 +264,7 @@ class RemoteBase:
     def _embed(text: str, scope: dict[str, Any] | None = None) -> _Call:
         return _Call("POST", "/v1/embed", json={"query": text, **(scope or {})})
 
-    # -- task memory and working memory (remote_tasks) -------------------------------------------------------------
+    # -- task memory and working memory (tasks) -------------------------------------------------------------------
     @staticmethod
     def _trajectories(
         trajectories: Any, scope: dict[str, Any], task: str | None, metadata: dict[str, Any] | None
