@@ -15,8 +15,10 @@ from collections import deque
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
+from .api import MemoryAPI
+from .client.local_only import LocalOnly
 from .errors import ConfigurationError, LLMError, ValidationError
 from .models import Answer, MemoryRecord
 
@@ -39,21 +41,6 @@ COMMANDS = {
 }
 
 
-class ChatMemory(Protocol):
-    """What the chat needs of a ``Memory`` or a ``RemoteMemory``."""
-
-    def answer(
-        self, question: str, *, user_id: str | None = ..., agent_id: str | None = ...,
-        session_id: str | None = ..., limit: int = ..., remember: bool = ..., now: datetime | None = ...,
-    ) -> Answer: ...  # fmt: skip
-
-    def delete(
-        self, id: str, *, user_id: str | None = ..., agent_id: str | None = ..., session_id: str | None = ...
-    ) -> bool: ...
-
-    def iter_records(self, *, user_id: str | None = ..., agent_id: str | None = ...) -> Any: ...
-
-
 def new_session_id(now: datetime | None = None) -> str:
     """A session id for one chat: ``chat-20250305-091500``."""
     return f"chat-{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}"
@@ -68,7 +55,7 @@ class ChatSession:
     """One chat: reads lines from ``read`` until ``/quit`` or the end of input, writes to ``out``."""
 
     def __init__(
-        self, memory: ChatMemory, *, user_id: str | None, agent_id: str | None, session_id: str, limit: int = 5,
+        self, memory: MemoryAPI, *, user_id: str | None, agent_id: str | None, session_id: str, limit: int = 5,
         out: IO[str] | None = None, read: Callable[[str], str] = input,
     ) -> None:  # fmt: skip
         self.memory, self.limit, self.read = memory, limit, read
@@ -145,12 +132,11 @@ class ChatSession:
         self.say(f"forgot {record_id}" if done else f"no memory {record_id} of yours")
 
     def _consolidate(self) -> None:
-        consolidate = getattr(self.memory, "consolidate", None)
-        if consolidate is None:
+        if isinstance(self.memory, LocalOnly):  # a client of memadapt serve: consolidating is the server's
             self.say("the service consolidates in the background: nothing to do here")
             return
         try:
-            n = consolidate(**self.owner)
+            n = self.memory.consolidate(**self.owner)
         except LLMError as exc:
             self.say(f"memadapt: {exc}")
             return
