@@ -1,7 +1,8 @@
 """``benchmarks/qa.py`` end to end against the scripted OpenAI-compatible server, on tiny slices of LoCoMo and
 LongMemEval: the answerer gets memadapt's recall, the judge's verdicts (JSON, fenced, bare words) are parsed and
 accuracy is computed per category. Checks what the report promises, never what the figures are. The data is read from
-``../shared/data`` (evaluation data, never shipped); these tests are skipped without it.
+``../shared/data`` (evaluation data, never shipped), or, in a clone without it, from ``data/*_mini.json`` beside this
+file: a conversation and three questions written by hand in the same formats.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from benchmarks import _locomo_data, longmemeval, qa
 from benchmarks._qa_judge import longmemeval_prompt, parse_verdict
 from memadapt_core.testing import ChatRequest, Failure, ScriptedLLMServer, ScriptItem
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-LOCOMO, LONGMEMEVAL = DATA / "locomo_dev.json", DATA / "longmemeval_dev.json"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+MINI = Path(__file__).resolve().parent / "data"  # written by hand in the datasets' formats, for a clone without it
+LOCOMO = next(p for p in (SHARED / "locomo_dev.json", MINI / "locomo_mini.json") if p.exists())
+LONGMEMEVAL = next(p for p in (SHARED / "longmemeval_dev.json", MINI / "longmemeval_mini.json") if p.exists())
 _GOLD = re.compile(r"(?:Gold answer|Correct Answer|Rubric|Explanation): (.*?)\n")
 _GENERATED = re.compile(r"(?:Generated answer|Model Response): (.*?)\n", re.DOTALL)
 
@@ -66,7 +69,6 @@ def assert_report(result: dict[str, Any]) -> None:
     assert result["by_category"]["overall"]["questions"] == len(rows)
 
 
-@pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/data/locomo_dev.json absent")
 def test_qa_answers_and_judges_a_locomo_conversation_per_category(llm: ScriptedLLMServer) -> None:
     convs, _ = _locomo_data.load(LOCOMO, ["conv-26"])
     picked = [next(q for q in convs[0].questions if q.category == c) for c in (1, 2, 3, 4)]
@@ -82,7 +84,6 @@ def test_qa_answers_and_judges_a_locomo_conversation_per_category(llm: ScriptedL
     assert len(llm.chat_requests("answer")) == len(llm.chat_requests("judge")) == 5
 
 
-@pytest.mark.skipif(not LONGMEMEVAL.exists(), reason="../shared/data/longmemeval_dev.json absent")
 def test_qa_judges_longmemeval_by_question_type_and_abstention(llm: ScriptedLLMServer) -> None:
     questions = longmemeval.load(LONGMEMEVAL)
     first = [q for q in questions if q.scored][:2] + [q for q in questions if not q.scored][:1]
@@ -99,7 +100,6 @@ def test_qa_judges_longmemeval_by_question_type_and_abstention(llm: ScriptedLLMS
         assert any("unanswerable question" in prompt for prompt in judged)
 
 
-@pytest.mark.skipif(not LOCOMO.exists(), reason="../shared/data/locomo_dev.json absent")
 def test_qa_counts_a_question_the_llm_fails_on_and_goes_on(llm: ScriptedLLMServer) -> None:
     convs, _ = _locomo_data.load(LOCOMO, ["conv-26"])
     convs[0] = dataclasses.replace(convs[0], sessions=convs[0].sessions[:2], questions=convs[0].questions[:3])
