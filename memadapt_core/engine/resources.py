@@ -12,7 +12,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,16 @@ from memadapt_core.passages import char_batches, plan_passages
 from memadapt_core.plugins import Hooks, create_plugin_manager
 from memadapt_core.record_codec import HistoryCap, dense_text
 from memadapt_core.sparse import LEXICONS, SparseEncoder
-from memadapt_core.token_stats import BOOTSTRAP_LIMIT, Scoped, ScopeKey, ScopeTokenStats, key_filter, key_of
+from memadapt_core.token_stats import (
+    BOOTSTRAP_LIMIT,
+    Scoped,
+    ScopeKey,
+    ScopeTokenStats,
+    Snapshot,
+    TokenStats,
+    key_filter,
+    key_of,
+)
 
 from .saved_counts import SavedCounts, counts_file
 
@@ -108,6 +117,7 @@ class Resources:
         self.settings = settings = _calibrated(settings, self.embedder.calibration(made_with))
         self.token_stats: ScopeTokenStats | None = None  # the scopes' token counts, when pooling weighs tokens
         self.saved_counts: SavedCounts | None = None  # ... and where they are saved (engine.saved_counts)
+        self._saving = threading.Lock()  # counts are taken and saved in one step (_save_counts)
         if made_with == "scope_idf" and self.embedder.vocab_size:
             self.token_stats = ScopeTokenStats(self.embedder.vocab_size, settings.pooling_scopes)
             if self._folder is not None:
@@ -238,15 +248,22 @@ class Resources:
             points = self.backend.scroll(flt, max(1, min(count, BOOTSTRAP_LIMIT)), descending=True)
             texts = [dense_text(p.payload.get("text", ""), p.payload.get("name")) for p in points]
             weights = stats.load(key, self.embedder.token_ids(texts) if texts else [], adding, count=count)
-        if self.saved_counts is not None and (evicted := stats.evicted()):
-            self.saved_counts.put(evicted)
+        self._save_counts(lambda: [(snap, None, 0) for snap in stats.evicted()])
         return weights
 
     def save_counts(self) -> None:
         """Save every scope's token counts counted since they were saved (``flush``, ``close``). Blocking."""
-        if self.token_stats is not None and self.saved_counts is not None:
-            unsaved = self.token_stats.unsaved()
-            if self.saved_counts.put([snap for snap, _, _ in unsaved]):
+        if self.token_stats is not None:
+            self._save_counts(self.token_stats.unsaved)
+
+    def _save_counts(self, take: Callable[[], list[tuple[Snapshot, TokenStats | None, int]]]) -> None:
+        """Save the counts ``take`` hands out. Taken and written under one lock: counts taken later are written
+        later, so a scope's newer counts are never written over by older ones another thread took first."""
+        if self.token_stats is None or self.saved_counts is None:
+            return
+        with self._saving:
+            unsaved = take()
+            if unsaved and self.saved_counts.put([snap for snap, _, _ in unsaved]):
                 self.token_stats.mark_saved(unsaved)
 
     def instructions(self, scope: Scope) -> list[str]:

@@ -213,3 +213,39 @@ def test_counts_saved_while_threads_add_and_evict_match_a_fresh_read_of_the_text
     with Memory(path=str(tmp_path)) as mem:
         for u in users:
             np.testing.assert_allclose(mem.query_vector(QUERY, user_id=u), restored[u], atol=1e-6)
+
+
+def test_counts_dropped_from_the_cache_are_never_saved_over_newer_counts_of_their_scope(tmp_path: Path) -> None:
+    """A thread drops ann from the cache and is about to save her counts when another adds to her and flushes: the
+    older counts must not be the last written (they would not match the store, and her texts be read again)."""
+    with Memory(path=str(tmp_path), embedder=WEIGHED, pooling_scopes=1) as mem:
+        mem.add(TURNS[0], user_id="ann")
+        saved = mem._resources.saved_counts
+        assert saved is not None
+        put, entered, release = saved.put, threading.Event(), threading.Event()
+
+        def slow_put(snaps: Any) -> bool:
+            if not entered.is_set() and [s.key for s in snaps] == [("user", "ann")]:
+                entered.set()
+                release.wait(timeout=1.0)  # the dropped counts' write, held until the other thread is done
+            return put(snaps)
+
+        saved.put = slow_put  # type: ignore[method-assign]
+
+        def add_and_flush() -> None:
+            mem.add(TURNS[1], user_id="ann")
+            mem.flush()
+
+        dropper = threading.Thread(target=mem.query_vector, args=(QUERY,), kwargs={"user_id": "bob"})
+        dropper.start()
+        assert entered.wait(timeout=30)
+        adder = threading.Thread(target=add_and_flush)
+        adder.start()
+        adder.join(timeout=2.0)  # done unless it waits for the dropper to save first
+        release.set()
+        dropper.join()
+        adder.join()
+    with Memory(path=str(tmp_path)) as mem:
+        reads = _reads(mem)
+        mem.query_vector(QUERY, user_id="ann")
+    assert reads == []

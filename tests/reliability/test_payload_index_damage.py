@@ -203,6 +203,21 @@ def test_a_store_written_deleted_from_and_optimized_reopens(tmp_path: Path) -> N
         assert mem.count(agent_id="helper") == 10
 
 
+def test_a_store_whose_optimization_was_cut_off_opens_whole_with_one_copy_of_each_point(
+    store: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    for sealed in store.glob(".*.seal"):
+        sealed.unlink()  # a killed optimization leaves no seal
+    segments = next(store.iterdir()) / "segments"
+    (optimized,) = [d for d in segments.iterdir() if (d / "id_tracker.mappings").exists()]
+    shutil.copytree(optimized, segments / "00000000-0000-4000-8000-000000000000")  # new segment in, old not yet out
+
+    with caplog.at_level("WARNING", logger="memadapt"), _open(store) as mem:
+        assert [len(list(mem.iter_records(user_id=u))) for u in USERS] == [1505, 1500, 300]
+        assert mem.stats()["points"] == 3305
+    assert "optimization that did not finish" in caplog.text
+
+
 def test_salvage_rebuilds_a_damaged_index_and_recovers_every_record(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

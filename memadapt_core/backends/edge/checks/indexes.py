@@ -19,12 +19,18 @@ refused with ``StoreCorruptedError`` naming ``memadapt doctor --salvage``. In do
 it is noted instead, and with ``rebuild_indexes`` the damaged indexes are dropped and built again from the payloads,
 then checked again.
 
+An optimization cut off by a crash can leave a point in two segments: its new segment written, the old ones not yet
+dropped. qdrant-edge reads the newest copy of each point, but ``info()`` and the indexes count both, so no count
+above would agree. Such a store (found by an exact count of its points, deduplicated, below ``info()``'s) has its
+optimization finished first, which keeps one copy of each point (~0.5 s at 3,000 points), and is checked after.
+
 Costs per index a count of the empty points (~0.5 ms) and a facet (~0.1 ms), or for a time a range count (~0.1 s
 at 100k points when every point has one): measured in docs/reliability-and-security.md.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
@@ -39,7 +45,9 @@ from memadapt_core.backends.edge.checks import seal as edge_seal
 from memadapt_core.backends.edge.shard import recovery_step
 from memadapt_core.errors import StoreCorruptedError
 
-__all__ = ["check_indexes", "index_problems", "value_problems"]
+__all__ = ["check_indexes", "finish_optimization", "index_problems", "value_problems"]
+
+log = logging.getLogger("memadapt")
 
 _EARLIEST = "0001-01-01T00:00:00Z"
 
@@ -168,6 +176,22 @@ def _rebuild(shard: qe.EdgeShard, keys: list[str]) -> None:
     shard.flush()
 
 
+def finish_optimization(folder: Path, shard: qe.EdgeShard) -> bool:
+    """If ``shard`` holds copies of points in more than one segment (an optimization cut off), finish optimizing it,
+    which keeps the newest copy of each: True if it did."""
+    held, unique = shard.info().points_count, _count(shard, qe.Filter())
+    if unique >= held:
+        return False
+    log.warning(
+        "the embedded store %s holds %d copies of points from an optimization that did not finish: finishing it",
+        folder,
+        held - unique,
+    )
+    shard.optimize()
+    shard.flush()
+    return True
+
+
 def _problems(shard: qe.EdgeShard, values: bool) -> dict[str, str]:
     problems = index_problems(shard)
     if values:
@@ -183,6 +207,12 @@ def check_indexes(
     indexes' values read point by point too. ``translate`` turns what a rebuild raises into a store error."""
     seen = edge_seal.inspection()
     values = not sealed or seen is not None
+    try:
+        finish_optimization(folder, shard)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        raise translate(exc) from exc
     problems = _problems(shard, values)
     if not problems:
         return
