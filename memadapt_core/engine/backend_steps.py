@@ -13,7 +13,7 @@ import numpy as np
 from memadapt_core.backends.base import PointKey
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
-from memadapt_core.ranking import (
+from memadapt_core.scoring.ranking import (
     fuse,
     impersonal_margin,
     is_question,
@@ -22,7 +22,7 @@ from memadapt_core.ranking import (
     question_margin,
     questions_apart,
 )
-from memadapt_core.scripts import route_of
+from memadapt_core.text.scripts import route_of
 
 from . import derived, reads, updates, writes
 from .resources import Resources

@@ -21,7 +21,6 @@ from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_payloads, check_points
 from memadapt_core.engine.tiers.archiving import archive_coldest
 from memadapt_core.filters import FilterSpec, MetaCondition
-from memadapt_core.heat import segment_heat
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
 from memadapt_core.record_codec import (
     dense_text,
@@ -34,6 +33,7 @@ from memadapt_core.record_codec import (
     utcnow,
 )
 from memadapt_core.redaction import redact_shared
+from memadapt_core.scoring.heat import segment_heat
 
 __all__ = ["AppliedPlan", "knowledge_scope", "pending_filter", "prepare_apply"]
 

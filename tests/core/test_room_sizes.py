@@ -17,11 +17,6 @@ MAX_MODULES = 12
 LONG_MODULES: dict[str, tuple[int, str]] = {}
 # package folder -> (the most modules it may hold, why it holds more than 12)
 CROWDED_FOLDERS = {
-    "memadapt_core": (
-        22,
-        "the bottom floor every room imports (models, errors, filters, text analysis, time words, ranking) beside "
-        "the shims users import (remote); text analysis and ranking are the next to get rooms",
-    ),
     "memadapt_core/engine": (
         20,
         "the twins, their no-I/O planning (reads, writes, updates...) and store access; task memory and the tiers "
