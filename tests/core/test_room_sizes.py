@@ -22,7 +22,6 @@ CROWDED_FOLDERS = {
         "the twins, their no-I/O planning (reads, writes, updates...) and store access; task memory and the tiers "
         "have their wings (tasks/, tiers/)",
     ),
-    "memadapt_langchain": (14, "one module per LangChain interface the adapter implements"),
 }
 
 
