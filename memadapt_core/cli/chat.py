@@ -160,7 +160,7 @@ def open_memory(options: dict[str, Any], server: str | None, token: str | None) 
     if server is not None:
         return remote_memory(server, token)
     from memadapt_core.engine import Memory
-    from memadapt_core.engine.chat import require_llm
+    from memadapt_core.engine.planning.chat import require_llm
 
     memory = Memory(**options)
     try:

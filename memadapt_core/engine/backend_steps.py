@@ -24,7 +24,8 @@ from memadapt_core.scoring.ranking import (
 )
 from memadapt_core.text.scripts import route_of
 
-from . import derived, reads, updates, writes
+from .cascade import derived
+from .planning import reads, updates, writes
 from .resources import Resources
 
 _ROUTE_CHARS = 400  # of a memory's text, enough to tell its script
@@ -109,7 +110,7 @@ def list_page(r: Resources, plan: reads.ListPlan) -> Page:
 
 
 def count_and_delete(r: Resources, flt: FilterSpec) -> int:
-    """Delete what ``flt`` matches, with the insights and profile statements resting only on it (derived.py)."""
+    """Delete what ``flt`` matches, with the insights and profile statements resting only on it (cascade/derived.py)."""
     return derived.delete_scope_with_derived(r, flt)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPoint
 from memadapt_core.consolidation.planning.plan import ConsolidationPlan
-from memadapt_core.engine import reads
+from memadapt_core.engine.planning import reads
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_payloads, check_points
 from memadapt_core.engine.tiers.archiving import archive_coldest

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from memadapt_core import AsyncMemory, Scope
 from memadapt_core.api.options import SEARCH_OPTIONS, search_options_schema
-from memadapt_core.engine import reads
+from memadapt_core.engine.planning import reads
 from memadapt_core.server.mcp.tools import build_mcp_server
 from memadapt_core.server.openapi import openapi_document
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memadapt_core.engine import reads
+from memadapt_core.engine.planning import reads
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_points
 from memadapt_core.filters import FilterSpec

@@ -13,6 +13,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memadapt_core.backends.base import RECORD_ID, PointKey, StoredPoint
+from memadapt_core.engine.resources import Resources
+from memadapt_core.engine.scope_guard import check_payloads, check_points
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec, parse_filters
 from memadapt_core.models import PERSONAL_KINDS, MemoryRecord, Scope, SearchHit
@@ -30,9 +32,6 @@ from memadapt_core.validation import (
     parse_text,
     parse_time_range,
 )
-
-from .resources import Resources
-from .scope_guard import check_payloads, check_points
 
 __all__ = [
     "ListPlan",

@@ -18,11 +18,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memadapt_core.backends.base import StoredPoint, VectorUpdate
+from memadapt_core.engine.planning.writes import session_filter, turn_sparse
+from memadapt_core.engine.resources import Resources
 from memadapt_core.filters import FilterSpec
 from memadapt_core.record_codec import dense_text, payload_scope, said_on
-
-from .resources import Resources
-from .writes import session_filter, turn_sparse
 
 __all__ = ["reindex_around"]
 

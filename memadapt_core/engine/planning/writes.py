@@ -12,6 +12,7 @@ from typing import Any, Literal
 import numpy as np
 
 from memadapt_core.backends.base import StoredPoint, VectorUpdate
+from memadapt_core.engine.resources import Resources
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
@@ -31,8 +32,6 @@ from memadapt_core.record_codec import (
 from memadapt_core.validation import parse_kind, parse_messages, parse_metadata, parse_moment, parse_scope
 from memadapt_core.vectors.dense_context import mix_turns
 from memadapt_core.vectors.sparse import SparseVector
-
-from .resources import Resources
 
 __all__ = [
     "AddPlan",
