@@ -5,8 +5,8 @@ What users of mem0, Zep or MemOS compare: answer accuracy judged by an LLM with 
 Ingest is the retrieval benchmarks' own, through the public API (``locomo.ingest``: one ``add`` per session, a
 user per conversation; ``longmemeval.ingest``: a user per question); no consolidation runs. Each question is one
 ``Memory.search(question, user_id=..., limit=--top-k, now=...)``, the hits rendered by ``format_context`` into the
-prompt ``Memory.answer`` sends (``engine.chat``), asked of ``--llm-model`` through memadapt's own LLM client; the
-answer, the gold answer and the question go to ``--judge-model``.
+prompt ``Memory.answer`` sends (``engine.planning.chat``), asked of ``--llm-model`` through memadapt's own LLM client;
+the answer, the gold answer and the question go to ``--judge-model``.
 
 Recall: LoCoMo, the share of a question's evidence turns among the hits; LongMemEval, the share of its
 ``has_answer`` turns among the hits and whether an evidence session is among them (``_abs`` questions: no recall).
@@ -93,7 +93,7 @@ def llm_client(base_url: str | None, model: str, key_env: str) -> Any:
 
 def answer_messages(mem: Any, case: Case, hits: list[Any]) -> list[dict[str, str]]:
     """The request ``Memory.answer`` sends: its system prompt with the date and the recalled block, the question."""
-    from memadapt_core.engine.chat import AnswerPlan
+    from memadapt_core.engine.planning.chat import AnswerPlan
 
     scope: Any = {"user_id": case.user_id, "agent_id": None, "session_id": None}
     plan = AnswerPlan(

@@ -113,7 +113,7 @@ def breakdown(mem: Any, queries: Sequence[str], user: str) -> dict[str, float]:
     import qdrant_edge as qe
 
     from memadapt_core.backends.edge.shard import DENSE, SPARSE
-    from memadapt_core.engine import reads
+    from memadapt_core.engine.planning import reads
 
     r = mem._live()
     took: dict[str, list[float]] = {}

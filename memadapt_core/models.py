@@ -128,7 +128,7 @@ class MemoryRecord(BaseModel):
     superseded_by: str | None = None
     hash: str = ""
     consolidated: bool = False  # a message: its facts are extracted; a fact: a reflection has taken it
-    visits: int = 0  # times retrieved into a context (with tiers.heat on; memadapt_core.heat)
+    visits: int = 0  # times retrieved into a context (with tiers.heat on; memadapt_core.scoring.heat)
     last_access: datetime | None = None
     archived: bool = False  # beyond tiers.knowledge_capacity: kept, left out of search and list by default
     metadata: dict[str, JSON] = Field(default_factory=dict)

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from .errors import ValidationError
 from .models import HistoryEvent, MemoryRecord, Scope, refuse_surrogates
-from .temporal import mentions_time
+from .text.temporal import mentions_time
 
 __all__ = [
     "HistoryCap",

@@ -1,8 +1,8 @@
 """The options of ``search`` declared once (``SearchOptions``), for every door and every route.
 
 Each door's ``search`` takes them as ``**options: Unpack[SearchOptions]`` and the engine reads them in one place
-(``engine/reads.plan_search``, where their defaults are); the client sends them as they are, the HTTP route accepts
-exactly these keys (``SEARCH_OPTIONS``) and the OpenAPI document's request body is their JSON schema
+(``engine/planning/reads.plan_search``, where their defaults are); the client sends them as they are, the HTTP
+route accepts exactly these keys (``SEARCH_OPTIONS``) and the OpenAPI document's request body is their JSON schema
 (``search_options_schema``). A new search option is a line here and the engine code that reads it.
 """
 

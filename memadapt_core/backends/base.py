@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memadapt_core.filters import FilterSpec
-from memadapt_core.sparse import SparseVector
+from memadapt_core.vectors.sparse import SparseVector
 
 __all__ = [
     "INFO_POINT_ID",
@@ -69,8 +69,8 @@ class CollectionInfo:
     name: str
     embedder: str
     dim: int
-    pooling: str = "mean"  # how the embedder pooled token vectors ("scope_idf": memadapt_core.token_stats)
-    lexicon: str = "words"  # how the words were cut for BM25 (memadapt_core.sparse.LEXICONS)
+    pooling: str = "mean"  # how the embedder pooled token vectors ("scope_idf": memadapt_core.vectors.token_stats)
+    lexicon: str = "words"  # how the words were cut for BM25 (memadapt_core.vectors.sparse.LEXICONS)
 
 
 class VectorBackend(Protocol):

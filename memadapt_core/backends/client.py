@@ -53,7 +53,7 @@ from memadapt_core.errors import (
 )
 from memadapt_core.filters import FilterSpec, scope_of
 from memadapt_core.redaction import redact_url, redact_urls
-from memadapt_core.sparse import SparseVector
+from memadapt_core.vectors.sparse import SparseVector
 
 log = logging.getLogger("memadapt")
 

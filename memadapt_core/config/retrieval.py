@@ -35,7 +35,7 @@ class RetrievalSettings(BaseModel):
         description="... or on a memory sharing a word with it; unset: the embedder's (0.25; 0.2 wordllama by scope)",
     )
     # The same three for a question mostly in another script than the Latin (Chinese, Japanese, Korean, Cyrillic...:
-    # memadapt_core.scripts.route_of): the default embedder reads those with its multilingual model alone, whose
+    # memadapt_core.text.scripts.route_of): the default embedder reads those with its multilingual model alone, whose
     # cosines and ranking weigh differently (docs/languages.md).
     floor_dense_nonlatin: float | None = Field(
         None, description="relevance floor of a question in a non-Latin script; unset: the embedder's (0.3)"

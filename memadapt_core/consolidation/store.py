@@ -69,7 +69,7 @@ class ConsolidationStore(Protocol):
         ...
 
     async def heat(self, messages: list[MemoryRecord]) -> float:
-        """The heat of a pending segment (``memadapt_core.heat.segment_heat``), visits not yet written included.
+        """The heat of a pending segment (``memadapt_core.scoring.heat.segment_heat``), visits not yet written included.
         Called only with a heat threshold."""
         ...
 

@@ -18,7 +18,7 @@ Vectors = npt.NDArray[np.float32]
 """A ``(n, dim)`` float32 array of unit-length rows."""
 TokenWeights = npt.NDArray[np.float32]
 """One weight per token id of an embedder's vocabulary (``vocab_size`` of them): how much a token counts when the
-embedder pools a text's token vectors (memadapt_core.token_stats: the token's rarity in the scope)."""
+embedder pools a text's token vectors (memadapt_core.vectors.token_stats: the token's rarity in the scope)."""
 
 
 class Embedder(ABC):
@@ -51,7 +51,7 @@ class Embedder(ABC):
     question_margin: float = 0.0
     #: Token ids an embedder that pools token vectors knows (0: it does not pool, or cannot weigh its tokens). Such
     #: an embedder implements ``token_ids`` and ``_embed_weighted``, and the engine may weigh each token by its
-    #: rarity in the searched scope (``embedder.pooling="scope_idf"``, memadapt_core.token_stats).
+    #: rarity in the searched scope (``embedder.pooling="scope_idf"``, memadapt_core.vectors.token_stats).
     vocab_size: int = 0
     #: The pooling a new store gets when none is asked for: "scope_idf" only where it was measured to help.
     default_pooling: str = "mean"

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from memadapt_core.embedders.base import Embedder, TokenWeights, Vectors
 from memadapt_core.embedders.minilm import MiniLMEmbedder
 from memadapt_core.embedders.use import USEEmbedder
-from memadapt_core.scripts import route_of
+from memadapt_core.text.scripts import route_of
 
 __all__ = ["MultilingualEmbedder"]
 

@@ -17,7 +17,7 @@ from tokenizers import Tokenizer
 from memadapt_core.embedders._words import WordTokens
 from memadapt_core.embedders.base import Embedder, TokenWeights, Vectors
 from memadapt_core.errors import ConfigurationError
-from memadapt_core.passages import char_batches
+from memadapt_core.vectors.passages import char_batches
 
 __all__ = ["WordLlamaEmbedder"]
 

@@ -1,9 +1,10 @@
 """The engine: ``AsyncMemory`` and its hand-written sync twin ``Memory`` over the no-I/O ``MemoryBase``.
 
 Modules, one job each: ``base`` (what the twins share), ``async_memory`` / ``sync_memory`` (the twins: I/O only),
-``resources`` (settings, plugins, embedder and backend, opened once), ``writes`` / ``reads`` / ``updates`` (the
-planning of add; of search, list and get; of update and history), ``transactions`` (read-modify-write under the
-store's lock), ``transfer`` (export and import) and ``consolidation_store`` (the consolidation workers' view).
+``resources`` (settings, plugins, embedder and backend, opened once), ``planning/`` (``writes`` / ``reads`` /
+``updates`` / ``chat``: the planning of add; of search, list and get; of update and history; of answer),
+``transactions`` (read-modify-write under the store's lock), ``cascade/`` (what a delete or a rewrite takes with it),
+``transfer/`` (export and import) and ``consolidation_store`` (the consolidation workers' view).
 """
 
 from .async_memory import AsyncMemory

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from memadapt_core.models import Answer, MemoryRecord, SearchHit
 from memadapt_core.profile import UserProfile
 
-from . import chat
+from .planning import chat
 
 if TYPE_CHECKING:
     from .async_memory import AsyncMemory

@@ -19,13 +19,14 @@ from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolGuide, ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, reads, tiers, transactions, updates, writes
+from . import backend_steps, tiers, transactions
 from .answering import AsyncAnswering
 from .base import MemoryBase
 from .llm_notice import warn_without_llm
+from .planning import reads, updates, writes
 from .tasks import recall, tool_memory
 from .tasks import trajectories as trajectories_
-from .transfers import AsyncTransfers
+from .transfer.twins import AsyncTransfers
 
 if TYPE_CHECKING:
     from memadapt_core.api import AsyncMemoryAPI
@@ -78,8 +79,7 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, MemoryBase):
             return None
         if self._worker is None:
             from memadapt_core.consolidation.worker import ConsolidationWorker
-
-            from .consolidation_store import AsyncEngineStore
+            from memadapt_core.engine.consolidation_store import AsyncEngineStore
 
             r = self._resources
             self._llm = r.hooks.make_llm(r.settings.llm, asynchronous=True)

@@ -13,7 +13,7 @@ import numpy as np
 from memadapt_core.backends.base import PointKey
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, MemoryRecord, Page, Scope, SearchHit
-from memadapt_core.ranking import (
+from memadapt_core.scoring.ranking import (
     fuse,
     impersonal_margin,
     is_question,
@@ -22,9 +22,10 @@ from memadapt_core.ranking import (
     question_margin,
     questions_apart,
 )
-from memadapt_core.scripts import route_of
+from memadapt_core.text.scripts import route_of
 
-from . import derived, reads, updates, writes
+from .cascade import derived
+from .planning import reads, updates, writes
 from .resources import Resources
 
 _ROUTE_CHARS = 400  # of a memory's text, enough to tell its script
@@ -109,7 +110,7 @@ def list_page(r: Resources, plan: reads.ListPlan) -> Page:
 
 
 def count_and_delete(r: Resources, flt: FilterSpec) -> int:
-    """Delete what ``flt`` matches, with the insights and profile statements resting only on it (derived.py)."""
+    """Delete what ``flt`` matches, with the insights and profile statements resting only on it (cascade/derived.py)."""
     return derived.delete_scope_with_derived(r, flt)
 
 

@@ -2,8 +2,8 @@
 
 The constructor (settings, plugins, embedder, the opened backend: ``Resources``), the views of one twin as the
 other, record ids, context formatting and the wiring of consolidation live here once. Each twin only sequences
-its I/O (awaited or called) around the planning functions of ``reads``, ``writes``, ``updates`` and ``transfer``,
-as httpx's clients do over ``BaseClient``.
+its I/O (awaited or called) around the planning functions of ``planning`` (``reads``, ``writes``, ``updates``) and
+``transfer``, as httpx's clients do over ``BaseClient``.
 """
 
 from __future__ import annotations

@@ -16,12 +16,11 @@ from typing import Any
 
 from memadapt_core.backends.base import RECORD_ID, Candidate, PointKey, StoredPoint
 from memadapt_core.consolidation.planning.plan import ConsolidationPlan
-from memadapt_core.engine import reads
+from memadapt_core.engine.planning import reads
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_payloads, check_points
 from memadapt_core.engine.tiers.archiving import archive_coldest
 from memadapt_core.filters import FilterSpec, MetaCondition
-from memadapt_core.heat import segment_heat
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
 from memadapt_core.record_codec import (
     dense_text,
@@ -34,6 +33,7 @@ from memadapt_core.record_codec import (
     utcnow,
 )
 from memadapt_core.redaction import redact_shared
+from memadapt_core.scoring.heat import segment_heat
 
 __all__ = ["AppliedPlan", "knowledge_scope", "pending_filter", "prepare_apply"]
 

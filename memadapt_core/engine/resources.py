@@ -25,13 +25,13 @@ from memadapt_core.backends.base import CollectionInfo, VectorBackend
 from memadapt_core.config import EmbedderSettings, MemorySettings, default_path
 from memadapt_core.embedders.base import Embedder, TokenWeights, Vectors
 from memadapt_core.errors import ConfigurationError
-from memadapt_core.heat import AccessLedger
 from memadapt_core.models import Scope
-from memadapt_core.passages import char_batches, plan_passages
 from memadapt_core.plugins import Hooks, create_plugin_manager
 from memadapt_core.record_codec import HistoryCap, dense_text
-from memadapt_core.sparse import LEXICONS, SparseEncoder
-from memadapt_core.token_stats import (
+from memadapt_core.scoring.heat import AccessLedger
+from memadapt_core.vectors.passages import char_batches, plan_passages
+from memadapt_core.vectors.sparse import LEXICONS, SparseEncoder
+from memadapt_core.vectors.token_stats import (
     BOOTSTRAP_LIMIT,
     Scoped,
     ScopeKey,
@@ -123,7 +123,7 @@ class Resources:
             if self._folder is not None:
                 path = counts_file(self._folder, self.collection.name)
                 self.saved_counts = SavedCounts(path, self.embedder.vocab_size)
-        self.access = AccessLedger()  # visits counted by search, written at flush (memadapt_core.heat)
+        self.access = AccessLedger()  # visits counted by search, written at flush (memadapt_core.scoring.heat)
         self.closed = False
         try:
             _check_pooling(settings.embedder, made_with)
@@ -184,8 +184,9 @@ class Resources:
         )  # fmt: skip
 
     def embed_documents(self, texts: Sequence[str], weights: TokenWeights | None = None) -> Vectors:
-        """Document vectors, a text over ``passage_chars`` embedded a passage at a time (memadapt_core.passages);
-        ``weights``: the scope's token weights (``weights``), for an embedder pooling by them."""
+        """Document vectors, a text over ``passage_chars`` embedded a passage at a time
+        (memadapt_core.vectors.passages); ``weights``: the scope's token weights (``weights``), for an embedder
+        pooling by them."""
         plan = plan_passages(texts, self.settings.passage_chars)
         batches = char_batches(plan.inputs, self.settings.embed_batch_chars)
         if len(batches) == 1:

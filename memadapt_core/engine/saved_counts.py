@@ -1,5 +1,5 @@
 """Each scope's token counts saved beside a store on disk, so that a reopened store weighs a scope without reading
-every text of it again (``embedder.pooling="scope_idf"``, memadapt_core.token_stats).
+every text of it again (``embedder.pooling="scope_idf"``, memadapt_core.vectors.token_stats).
 
 Reading a scope's texts takes ~35 ms for 1,000 short memories and seconds for 100,000 (each is tokenized), paid by
 the first search or add of each scope in each process, and again whenever more than ``pooling_scopes`` scopes are
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memadapt_core.token_stats import ScopeKey, Snapshot
+from memadapt_core.vectors.token_stats import ScopeKey, Snapshot
 
 __all__ = ["SavedCounts", "counts_file"]
 

@@ -18,13 +18,14 @@ from memadapt_core.record_codec import payload_scope, utcnow
 from memadapt_core.tool_stats import ToolGuide, ToolStats, tool_stats
 from memadapt_core.validation import parse_limit, parse_record_ids, parse_scope, parse_writable_kind
 
-from . import backend_steps, reads, tiers, transactions, updates, writes
+from . import backend_steps, tiers, transactions
 from .answering import Answering
 from .base import MemoryBase
 from .llm_notice import warn_without_llm
+from .planning import reads, updates, writes
 from .tasks import recall, tool_memory
 from .tasks import trajectories as trajectories_
-from .transfers import Transfers
+from .transfer.twins import Transfers
 
 if TYPE_CHECKING:
     from memadapt_core.api import MemoryAPI
@@ -67,8 +68,7 @@ class Memory(Answering, Transfers, MemoryBase):
             return None
         if self._worker is None:
             from memadapt_core.consolidation.sync_worker import SyncConsolidationWorker
-
-            from .consolidation_store import SyncEngineStore
+            from memadapt_core.engine.consolidation_store import SyncEngineStore
 
             r = self._resources
             self._llm = r.hooks.make_llm(r.settings.llm, asynchronous=False)

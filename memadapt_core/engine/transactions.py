@@ -14,9 +14,9 @@ import numpy as np
 
 from memadapt_core.models import MemoryRecord, Scope
 
-from . import updates
-from .derived import derived_of
-from .neighbours import reindex_around
+from .cascade.derived import derived_of
+from .cascade.neighbours import reindex_around
+from .planning import updates
 from .resources import Resources
 
 __all__ = ["commit_update", "delete_present"]
@@ -35,8 +35,8 @@ def commit_update(store: Resources, plan: updates.UpdatePlan, dense: np.ndarray[
 
 
 def delete_present(store: Resources, ids: list[str], scope: Scope) -> tuple[list[str], list[str]]:
-    """Delete those of ``ids`` that exist within ``scope`` and what rests only on them (derived.py); returns both:
-    the ids found, and the derived records that went with them."""
+    """Delete those of ``ids`` that exist within ``scope`` and what rests only on them (cascade/derived.py); returns
+    both: the ids found, and the derived records that went with them."""
     with store.lock:
         present = [p for p in store.backend.retrieve(ids) if updates.point_in_scope(p, scope)]
         found = [p.id for p in present]

@@ -25,9 +25,9 @@ from .auth import Forbidden, TokenMap, bearer_token, is_loopback
 from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
 from .idle_trim import ReleaseWhenIdle
 from .library_routes import library_routes
-from .mcp_sessions import McpSessions
-from .mcp_task_tools import register_task_tools
-from .mcp_tools import Context, ToolError, build_mcp_server
+from .mcp.sessions import McpSessions
+from .mcp.task_tools import register_task_tools
+from .mcp.tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
 from .reme_routes import reme_routes
 from .task_routes import task_routes

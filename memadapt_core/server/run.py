@@ -53,8 +53,8 @@ def run_stdio(options: dict[str, Any], *, user_id: str | None, agent_id: str | N
     _require_extra()
     import anyio
 
-    from .mcp_task_tools import register_task_tools
-    from .mcp_tools import build_mcp_server
+    from .mcp.task_tools import register_task_tools
+    from .mcp.tools import build_mcp_server
 
     scope = stdio_scope(user_id, agent_id)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from memadapt_core.engine.chat import OPERATION as ANSWER_OPERATION
+from memadapt_core.engine.planning.chat import OPERATION as ANSWER_OPERATION
 from memadapt_core.formatting import BLOCK_END, BLOCK_START
 
 from .scripted_server import ChatRequest, ScriptedLLMServer, ScriptItem

@@ -14,8 +14,8 @@ import numpy as np
 from memadapt_core import Memory
 from memadapt_core.backends.edge.payload_cache import PayloadCache
 from memadapt_core.embedders.base import Vectors
-from memadapt_core.passages import char_batches
 from memadapt_core.testing import HashEmbedder
+from memadapt_core.vectors.passages import char_batches
 
 
 class RecordingEmbedder(HashEmbedder):

@@ -1,4 +1,5 @@
-"""A message's dense vector carries a share of its neighbours' meaning (dense_context.py, docs/architecture.md)."""
+"""A message's dense vector carries a share of its neighbours' meaning (vectors/dense_context.py,
+docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from memadapt_core import Memory
-from memadapt_core.dense_context import mix_turns
+from memadapt_core.vectors.dense_context import mix_turns
 
 TURNS = [
     ("user", "Do you still go rock climbing on weekends?"),

@@ -15,8 +15,8 @@ from memadapt_core.backends.client import QdrantClientBackend
 from memadapt_core.backends.edge import EdgeBackend
 from memadapt_core.config import RetrievalSettings
 from memadapt_core.filters import FilterSpec
-from memadapt_core.ranking import QueryPlan, Ranked, boost, is_relevant
-from memadapt_core.sparse import SparseVector
+from memadapt_core.scoring.ranking import QueryPlan, Ranked, boost, is_relevant
+from memadapt_core.vectors.sparse import SparseVector
 
 
 @pytest.fixture(params=["edge", "qdrant-local"])

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from memadapt_core import Memory, ValidationError
-from memadapt_core.engine.transfer import decode_line
+from memadapt_core.engine.transfer.jsonl import decode_line
 from memadapt_core.models import Scope
 from memadapt_core.validation import parse_metadata, parse_record_id
 

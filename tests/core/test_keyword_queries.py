@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from memadapt_core import Memory
-from memadapt_core.ranking import is_keyword_search
+from memadapt_core.scoring.ranking import is_keyword_search
 
 
 @pytest.fixture(scope="module", params=["multilingual", "minilm"])

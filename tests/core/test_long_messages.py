@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memadapt_core import Memory, ValidationError
-from memadapt_core.passages import plan_passages, split_passages
+from memadapt_core.vectors.passages import plan_passages, split_passages
 
 
 def _document(words: int) -> str:

@@ -1,4 +1,4 @@
-"""A deleted or rewritten message leaves its neighbours' word index (engine/neighbours.py): its words no longer
+"""A deleted or rewritten message leaves its neighbours' word index (engine/cascade/neighbours.py): its words no longer
 find the turns that were said around it."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memadapt_core.config import RetrievalSettings
-from memadapt_core.ranking import impersonal, impersonal_margin, is_question, kept_floor, questions_apart
+from memadapt_core.scoring.ranking import impersonal, impersonal_margin, is_question, kept_floor, questions_apart
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memadapt_core import Memory
-from memadapt_core.ranking import tense_of
+from memadapt_core.scoring.ranking import tense_of
 
 
 def _said(memory: Memory, lines: list[tuple[str, int]]) -> None:

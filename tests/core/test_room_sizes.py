@@ -16,20 +16,7 @@ MAX_MODULES = 12
 # module -> (the most lines it may have, why it passes 400)
 LONG_MODULES: dict[str, tuple[int, str]] = {}
 # package folder -> (the most modules it may hold, why it holds more than 12)
-CROWDED_FOLDERS = {
-    "memadapt_core": (
-        28,
-        "the bottom floor every room imports (models, errors, filters, text analysis, time words, ranking) beside "
-        "the CLI's modules and the shims users import (remote); the CLI is the next to get a room",
-    ),
-    "memadapt_core/engine": (
-        20,
-        "the twins, their no-I/O planning (reads, writes, updates...) and store access; task memory and the tiers "
-        "have their wings (tasks/, tiers/)",
-    ),
-    "memadapt_core/server": (15, "one module per door (MCP tools, JSON routes, ReMe routes, limits, checks)"),
-    "memadapt_langchain": (14, "one module per LangChain interface the adapter implements"),
-}
+CROWDED_FOLDERS: dict[str, tuple[int, str]] = {}
 
 
 def _modules() -> list[Path]:

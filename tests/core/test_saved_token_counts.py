@@ -13,7 +13,7 @@ import pytest
 
 from memadapt_core import AsyncMemory, Memory
 from memadapt_core.engine.saved_counts import SavedCounts, counts_file
-from memadapt_core.token_stats import ScopeTokenStats, Snapshot
+from memadapt_core.vectors.token_stats import ScopeTokenStats, Snapshot
 
 WEIGHED = {"provider": "wordllama", "pooling": "scope_idf"}
 TURNS = [

@@ -15,8 +15,8 @@ from memadapt_core.backends.base import CollectionInfo, StoredPoint, VectorBacke
 from memadapt_core.backends.client import QdrantClientBackend
 from memadapt_core.backends.edge import EdgeBackend
 from memadapt_core.filters import FilterSpec
-from memadapt_core.sparse import SparseVector
 from memadapt_core.testing import HashEmbedder
+from memadapt_core.vectors.sparse import SparseVector
 
 BUDGET, GARDEN, MEETING = 1, 2, 3
 QUERY = SparseVector([BUDGET, GARDEN], [1.0, 1.0])

@@ -1,4 +1,5 @@
-"""Token vectors pooled by their rarity in the scope (``embedder.pooling="scope_idf"``, memadapt_core.token_stats)."""
+"""Token vectors pooled by their rarity in the scope (``embedder.pooling="scope_idf"``,
+memadapt_core.vectors.token_stats)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from memadapt_core.config import EmbedderSettings, MemorySettings
 from memadapt_core.embedders.base import Embedder, Vectors
 from memadapt_core.embedders.wordllama import WordLlamaEmbedder
 from memadapt_core.models import Scope
-from memadapt_core.token_stats import ScopeTokenStats, TokenStats, key_of
+from memadapt_core.vectors.token_stats import ScopeTokenStats, TokenStats, key_of
 
 TURNS = [
     "Maya: I moved to Berlin in May and the flat is lovely.",

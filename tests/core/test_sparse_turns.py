@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memadapt_core.sparse import SparseEncoder, SparseVector
+from memadapt_core.vectors.sparse import SparseEncoder, SparseVector
 
 OWN = ("8 May 2023", "I adopted a beagle named Rocky and he loves the beach, the beach most of all")
 NEIGHBOURS = [

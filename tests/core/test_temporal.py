@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memadapt_core.temporal import find_time_range, is_when_question, mentions_time
+from memadapt_core.text.temporal import find_time_range, is_when_question, mentions_time
 
 NOW = datetime(2023, 5, 25, 15, 30, tzinfo=UTC)  # a Thursday
 
@@ -70,7 +70,7 @@ def test_the_one_scan_check_lets_through_every_text_a_pattern_matches() -> None:
     """``find_time_range`` refuses a text with one combined scan first: it must never refuse one a pattern finds."""
     import random
 
-    from memadapt_core import temporal
+    from memadapt_core.text import temporal
 
     words = [
         "I", "met", "Sam", "on", "in", "the", "of", "a", "two", "few", "several", "12", "3", "2023", "1999", "day",

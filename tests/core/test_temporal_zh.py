@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from memadapt_core import Memory
-from memadapt_core.ranking import tense_of
-from memadapt_core.temporal import find_time_range, is_time_only, is_when_question, mentions_time
+from memadapt_core.scoring.ranking import tense_of
 from memadapt_core.testing import HashEmbedder
+from memadapt_core.text.temporal import find_time_range, is_time_only, is_when_question, mentions_time
 
 NOW = datetime(2023, 5, 25, 15, 30, tzinfo=UTC)  # a Thursday
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from memadapt_core import AsyncMemory, Memory
-from memadapt_core.temporal import is_time_only
+from memadapt_core.text.temporal import is_time_only
 
 NOW = datetime(2025, 3, 20, 18, 0, tzinfo=UTC)
 

@@ -1,4 +1,5 @@
-"""BM25 cuts words by script: Chinese and Japanese runs into words, everything else as before (memadapt_core.sparse)."""
+"""BM25 cuts words by script: Chinese and Japanese runs into words, everything else as before
+(memadapt_core.vectors.sparse)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from hypothesis import strategies as st
 
 from memadapt_core import Memory
 from memadapt_core.backends.edge import EdgeBackend
-from memadapt_core.sparse import SparseEncoder, SparseVector
 from memadapt_core.testing import HashEmbedder
+from memadapt_core.vectors.sparse import SparseEncoder, SparseVector
 
 SCRIPTS = SparseEncoder(lexicon="scripts")
 WORDS = SparseEncoder(lexicon="words")

@@ -11,7 +11,7 @@ from memadapt_core import Memory
 from memadapt_core.embedders.minilm import MiniLMEmbedder
 from memadapt_core.embedders.multilingual import MultilingualEmbedder
 from memadapt_core.embedders.use import USEEmbedder
-from memadapt_core.ranking import on_one_scale
+from memadapt_core.scoring.ranking import on_one_scale
 
 FACTS_ZH = ["我的爱好是吉他。", "我对花生过敏。", "我在一家银行工作，经常加班。", "我养了一只橘猫，叫豆豆。"]
 FACTS_EN = ["I moved to Berlin last spring.", "My sister Lena works as a nurse."]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memadapt_core import Memory
-from memadapt_core.engine.transfer import _IMPORT_BATCH
+from memadapt_core.engine.transfer.jsonl import _IMPORT_BATCH
 
 RECORDS = 10 * (2 * _IMPORT_BATCH // 10 + 10)  # ten sessions; three batches: the kill lands after the first two
 
@@ -35,7 +35,7 @@ def dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
 _KILLED_IMPORT = """
 import os, signal, sys
 from memadapt_core import Memory
-from memadapt_core.engine.transfer import _IMPORT_BATCH
+from memadapt_core.engine.transfer.jsonl import _IMPORT_BATCH
 batches = 0
 def progress(n):
     global batches

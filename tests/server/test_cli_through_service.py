@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from memadapt_core.cli import main
-from memadapt_core.cli_output import EXIT_CONFIG, EXIT_OK
+from memadapt_core.cli.output import EXIT_CONFIG, EXIT_OK
 
 from .conftest import Server, running_server
 

@@ -7,8 +7,8 @@ import sys
 
 PROBE = """
 import sys
-import memadapt_core, memadapt_core.cli, memadapt_core.remote
-memadapt_core.cli._parser()
+import memadapt_core, memadapt_core.cli.command, memadapt_core.remote
+memadapt_core.cli.command._parser()
 loaded = sorted({name.split(".")[0] for name in sys.modules} & {"mcp", "starlette", "uvicorn", "sse_starlette"})
 loaded += sorted(name for name in sys.modules if name.startswith("memadapt_core.server"))
 print(",".join(loaded))

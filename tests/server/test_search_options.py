@@ -8,8 +8,8 @@ from typing import Any, cast
 
 from memadapt_core import AsyncMemory, Scope
 from memadapt_core.api.options import SEARCH_OPTIONS, search_options_schema
-from memadapt_core.engine import reads
-from memadapt_core.server.mcp_tools import build_mcp_server
+from memadapt_core.engine.planning import reads
+from memadapt_core.server.mcp.tools import build_mcp_server
 from memadapt_core.server.openapi import openapi_document
 
 SCOPE_KEYS = {"user_id", "agent_id", "session_id"}

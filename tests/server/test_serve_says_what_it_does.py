@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memadapt_core.cli import EXIT_STORE, main
+from memadapt_core.cli import main
+from memadapt_core.cli.output import EXIT_STORE
 
 from .conftest import Server
 

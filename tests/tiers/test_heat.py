@@ -11,9 +11,9 @@ import pytest
 
 from memadapt_core import AsyncMemory, Memory, MemorySettings
 from memadapt_core.config import RetrievalSettings
-from memadapt_core.heat import record_heat, segment_heat
 from memadapt_core.models import MemoryRecord
-from memadapt_core.ranking import QueryPlan, Ranked, boost
+from memadapt_core.scoring.heat import record_heat, segment_heat
+from memadapt_core.scoring.ranking import QueryPlan, Ranked, boost
 from memadapt_core.testing import HashEmbedder, ScriptedLLMServer
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)

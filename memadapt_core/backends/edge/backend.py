@@ -43,7 +43,7 @@ from memadapt_core.errors import (
 from memadapt_core.filters import FilterSpec, scope_of
 from memadapt_core.models import KINDS
 from memadapt_core.record_codec import iso
-from memadapt_core.sparse import SparseVector
+from memadapt_core.vectors.sparse import SparseVector
 
 __all__ = ["EdgeBackend"]
 

@@ -1,6 +1,6 @@
 """Loading and dumping experience libraries in ReMe's format: the loops over files and ``Resources``.
 
-Plain blocking code, like ``transfer``: ``Memory`` calls it, ``AsyncMemory`` runs it on a thread. The lines are
+Plain blocking code, like ``transfer.jsonl``: ``Memory`` calls it, ``AsyncMemory`` runs it on a thread. The lines are
 written as the store owner's import writes (``transfer.import_points``), never through ``add``, which refuses the
 kind ``experience`` from a caller: a library is restored by whoever owns the store (the CLI, the Python API, or
 the service's operator), into the agent's own scope.
@@ -13,11 +13,11 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from memadapt_core.engine import reads
+from memadapt_core.engine.planning import reads
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.tasks.recall import agent_scope_id
 from memadapt_core.engine.tasks.reme_lines import LibraryLine, parse_reme_line, reme_memory
-from memadapt_core.engine.transfer import Imported, check_owners, import_points
+from memadapt_core.engine.transfer.jsonl import Imported, check_owners, import_points
 from memadapt_core.errors import StoreError, StoreFullError, StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import LibraryImport, MemoryRecord, Scope

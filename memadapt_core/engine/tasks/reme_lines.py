@@ -22,7 +22,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from memadapt_core.engine.transfer import Imported, decode_line
+from memadapt_core.engine.transfer.jsonl import Imported, decode_line
 from memadapt_core.errors import ValidationError
 from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
 from memadapt_core.record_codec import normalised_hash, record_id

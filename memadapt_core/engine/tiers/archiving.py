@@ -2,7 +2,7 @@
 
 Archiving sets ``archived`` on a fact: it stays stored (``get``, ``history``, ``export``, ``count`` and
 ``list(include_archived=True)`` / ``search(include_archived=True)`` still see it) and leaves default search and
-list. Coldest: the lowest heat (``memadapt_core.heat.record_heat``: visits, turns behind it, recency of its last
+list. Coldest: the lowest heat (``memadapt_core.scoring.heat.record_heat``: visits, turns behind it, recency of its last
 use), the oldest first among equals. Run by the consolidation store after a plan adds facts.
 """
 
@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from memadapt_core.engine import reads
+from memadapt_core.engine.planning import reads
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_points
 from memadapt_core.filters import FilterSpec
-from memadapt_core.heat import AccessLedger, record_heat
 from memadapt_core.models import MemoryRecord, Scope
 from memadapt_core.record_codec import record_from_payload, utcnow
+from memadapt_core.scoring.heat import AccessLedger, record_heat
 
 __all__ = ["archive_coldest", "coldest", "kept_filter"]
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memadapt_core.engine import reads
+from memadapt_core.engine.planning import reads
 from memadapt_core.engine.resources import Resources
 from memadapt_core.engine.scope_guard import check_points
 from memadapt_core.filters import FilterSpec
 from memadapt_core.formatting import context_with_tiers
-from memadapt_core.heat import just_visited_heat
 from memadapt_core.models import PERSONAL_KINDS, MemoryRecord, Scope, SearchHit
 from memadapt_core.profile import UserProfile, assemble_profile, profile_scope
 from memadapt_core.record_codec import iso, record_from_payload, utcnow
+from memadapt_core.scoring.heat import just_visited_heat
 from memadapt_core.validation import parse_kinds, parse_limit, parse_moment, parse_scope
 
 __all__ = [

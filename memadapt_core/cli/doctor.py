@@ -1,7 +1,7 @@
 """``memadapt doctor``: check an embedded store, salvage what is readable into a new one, say what was lost.
 
 Damaged files can make qdrant-edge abort the process or allocate without bound, so the store is read in a child
-process with a memory limit and a timeout (``memadapt_core.doctor_child``). ``check`` opens the store, reads every
+process with a memory limit and a timeout (``memadapt_core.cli.doctor_child``). ``check`` opens the store, reads every
 record (an export of them all, which also checks each against its scope) and compares their number with the points
 the store counts and with those it held at its last clean close (the seal, ``backends/edge/checks/seal.py``). When that
 fails (the store does not open, aborts, or reads back short), ``check`` also replays the store's write-ahead log
@@ -36,7 +36,7 @@ def _child(args: list[str]) -> dict[str, Any]:
     env = {**os.environ, "RUST_BACKTRACE": "0"}
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "memadapt_core.doctor_child", *args],
+            [sys.executable, "-m", "memadapt_core.cli.doctor_child", *args],
             capture_output=True, text=True, timeout=_CHILD_SECONDS, env=env, check=False,
         )  # fmt: skip
     except subprocess.TimeoutExpired:

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from memadapt_core import JSON, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
-
-from ._framework import MatchCondition, SearchItem, get_text_at_path
+from memadapt_langchain._framework import MatchCondition, SearchItem, get_text_at_path
 
 __all__ = [
     "METADATA_KEY",

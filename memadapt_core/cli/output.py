@@ -12,8 +12,8 @@ from typing import Any
 
 import pydantic
 
-from .errors import ConfigurationError
-from .models import MemoryRecord
+from memadapt_core.errors import ConfigurationError
+from memadapt_core.models import MemoryRecord
 
 __all__ = [
     "EXIT_CODES",

@@ -12,10 +12,11 @@ import argparse
 import sys
 from typing import Any
 
-from .cli_output import EXIT_NOT_FOUND, EXIT_OK, emit, record_line, scope, scope_args
-from .engine import Memory
-from .errors import ValidationError
-from .models import HistoryEvent
+from memadapt_core.engine import Memory
+from memadapt_core.errors import ValidationError
+from memadapt_core.models import HistoryEvent
+
+from .output import EXIT_NOT_FOUND, EXIT_OK, emit, record_line, scope, scope_args
 
 __all__ = ["COMMANDS", "add_commands", "run"]
 

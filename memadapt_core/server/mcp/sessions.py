@@ -13,8 +13,8 @@ from collections import OrderedDict
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .http_api import error_response
-from .token_limit import token_digest
+from memadapt_core.server.http_api import error_response
+from memadapt_core.server.token_limit import token_digest
 
 __all__ = ["McpSessions"]
 

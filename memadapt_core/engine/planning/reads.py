@@ -13,13 +13,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memadapt_core.backends.base import RECORD_ID, PointKey, StoredPoint
+from memadapt_core.engine.resources import Resources
+from memadapt_core.engine.scope_guard import check_payloads, check_points
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec, parse_filters
 from memadapt_core.models import PERSONAL_KINDS, MemoryRecord, Scope, SearchHit
-from memadapt_core.ranking import QueryPlan, Ranked, boost, tense_of
 from memadapt_core.record_codec import record_from_payload, utcnow
-from memadapt_core.scripts import route_of
-from memadapt_core.temporal import find_time_range, is_time_only, is_when_question
+from memadapt_core.scoring.ranking import QueryPlan, Ranked, boost, tense_of
+from memadapt_core.text.scripts import route_of
+from memadapt_core.text.temporal import find_time_range, is_time_only, is_when_question
 from memadapt_core.validation import (
     check_utc,
     parse_kinds,
@@ -30,9 +32,6 @@ from memadapt_core.validation import (
     parse_text,
     parse_time_range,
 )
-
-from .resources import Resources
-from .scope_guard import check_payloads, check_points
 
 __all__ = [
     "ListPlan",

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 import qdrant_edge
 
-from .cjk_stopwords import STOPWORDS
-from .scripts import needs_care, normalized, split_unspaced
+from memadapt_core.text.cjk_stopwords import STOPWORDS
+from memadapt_core.text.scripts import needs_care, normalized, split_unspaced
 
 __all__ = ["LEXICONS", "SparseEncoder", "SparseVector"]
 

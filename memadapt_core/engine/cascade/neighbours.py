@@ -4,7 +4,7 @@ A message in a session is indexed with its neighbours' words (writes.build_point
 ``update``, the turns whose context window held it would go on matching its old words. Here their sparse vectors
 are rebuilt from the session as it is now, so a deleted message's words leave every index and an updated one lends
 its new words. Its meaning keeps a faded share in its two neighbours' dense vectors (0.2 in the turn before, 0.3
-in the turn after: dense_context.py); re-embedding them is not done (docs/reliability-and-security.md).
+in the turn after: vectors/dense_context.py); re-embedding them is not done (docs/reliability-and-security.md).
 
 Turns are ordered by when they were said, and turns said at the same moment (one call with one ``observed_at``)
 by when they were stored, as ``add`` indexed them. Plain functions doing backend I/O under the caller's store
@@ -18,11 +18,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memadapt_core.backends.base import StoredPoint, VectorUpdate
+from memadapt_core.engine.planning.writes import session_filter, turn_sparse
+from memadapt_core.engine.resources import Resources
 from memadapt_core.filters import FilterSpec
 from memadapt_core.record_codec import dense_text, payload_scope, said_on
-
-from .resources import Resources
-from .writes import session_filter, turn_sparse
 
 __all__ = ["reindex_around"]
 

@@ -7,9 +7,8 @@ from typing import TypeVar
 
 from memadapt_core import JSON, MemoryRecord, Scope, ScopeIds, SearchHit, ValidationError
 from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
-
-from ._engine import engine_views
-from ._framework import (
+from memadapt_langchain._engine import engine_views
+from memadapt_langchain._framework import (
     BaseStore,
     GetOp,
     Item,
@@ -21,7 +20,8 @@ from ._framework import (
     SearchOp,
     validate_op_namespace,
 )
-from ._store_codec import (
+
+from ._codec import (
     VALUE_PATH,
     NamespaceScope,
     PutInput,
@@ -34,7 +34,7 @@ from ._store_codec import (
     put_input,
     stored_value,
 )
-from ._store_filter import check_filter, pushdown, value_matches
+from ._filter import check_filter, pushdown, value_matches
 
 __all__ = ["DEFAULT_AGENT_ID", "MemadaptStore"]
 
@@ -118,7 +118,7 @@ class MemadaptStore(BaseStore):
     ``["$"]`` is the whole value as JSON, InMemoryStore's default) or at a put's ``index``; an item put with
     ``index=False`` is found by ``get`` and filter searches, not by query searches (as in PostgresStore). A query
     search is the engine's hybrid search with no relevance floor (``score`` = its fused score) over at most the
-    engine's ``max_limit`` best hits. Filters behave as LangGraph's (``_store_filter`` says exactly how), evaluated
+    engine's ``max_limit`` best hits. Filters behave as LangGraph's (``_filter`` says exactly how), evaluated
     in Python on candidates the engine pre-selects by namespace (and by plain string equalities). A batch answers
     its reads first and then applies its puts, the last to each place winning, as LangGraph's stores do. Values of
     any size are kept (those metadata cannot hold as parts: records of the item's own user and agent in the session

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from .backends.base import Candidate, PointKey
-from .config import RetrievalSettings
-from .scripts import Route, has_unspaced, split_unspaced
-from .temporal import TimeRange
+from memadapt_core.backends.base import Candidate, PointKey
+from memadapt_core.config import RetrievalSettings
+from memadapt_core.text.scripts import Route, has_unspaced, split_unspaced
+from memadapt_core.text.temporal import TimeRange
 
 __all__ = [
     "QueryPlan", "Ranked", "Tense", "boost", "fuse", "impersonal", "impersonal_margin", "is_question", "lowered",

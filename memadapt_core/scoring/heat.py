@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from .config import TierSettings
-from .models import MemoryRecord, SearchHit
+from memadapt_core.config import TierSettings
+from memadapt_core.models import MemoryRecord, SearchHit
 
 __all__ = ["AccessLedger", "Visits", "just_visited_heat", "record_heat", "segment_heat"]
 

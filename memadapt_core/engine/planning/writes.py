@@ -12,7 +12,7 @@ from typing import Any, Literal
 import numpy as np
 
 from memadapt_core.backends.base import StoredPoint, VectorUpdate
-from memadapt_core.dense_context import mix_turns
+from memadapt_core.engine.resources import Resources
 from memadapt_core.errors import ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import HistoryEvent, Kind, MemoryRecord, Scope
@@ -29,10 +29,9 @@ from memadapt_core.record_codec import (
     turn_texts,
     utcnow,
 )
-from memadapt_core.sparse import SparseVector
 from memadapt_core.validation import parse_kind, parse_messages, parse_metadata, parse_moment, parse_scope
-
-from .resources import Resources
+from memadapt_core.vectors.dense_context import mix_turns
+from memadapt_core.vectors.sparse import SparseVector
 
 __all__ = [
     "AddPlan",
@@ -193,7 +192,7 @@ def build_points(
     store: Resources, plan: AddPlan, dense: np.ndarray[Any, Any], previous: list[StoredPoint]
 ) -> tuple[list[StoredPoint], list[VectorUpdate]]:
     """Points to upsert, and the re-indexing of the stored turns that now have a following turn (their sparse
-    vectors, and the dense vector of the turn just before: dense_context.py).
+    vectors, and the dense vector of the turn just before: vectors/dense_context.py).
 
     ``previous``: the latest stored messages of the session, newest first (with their vectors when
     ``needs_vectors``).

@@ -1,6 +1,6 @@
 """Export and import of the twins, as JSON Lines and as ReMe's experience libraries: ``AsyncTransfers`` (each a
 thread: files are read and written a batch at a time) and ``Transfers``. Mixed into ``AsyncMemory`` and ``Memory``
-so the twins' own modules keep to their storage calls; the work is in ``transfer`` and ``tasks/reme_libraries``.
+so the twins' own modules keep to their storage calls; the work is in ``jsonl`` and ``tasks/reme_libraries``.
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from memadapt_core.engine.tasks import reme_libraries
 from memadapt_core.models import Kind, LibraryImport
 
-from . import transfer
-from .tasks import reme_libraries
+from . import jsonl
 
 if TYPE_CHECKING:
-    from .async_memory import AsyncMemory
-    from .sync_memory import Memory
+    from memadapt_core.engine.async_memory import AsyncMemory
+    from memadapt_core.engine.sync_memory import Memory
 
 __all__ = ["AsyncTransfers", "Transfers"]
 
@@ -32,8 +32,8 @@ class AsyncTransfers:
     ) -> int:  # fmt: skip
         """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
         r = cast("AsyncMemory", self)._live()
-        flt = transfer.export_filter(user_id, agent_id, session_id, kinds)
-        return await asyncio.to_thread(transfer.export_records, r, path, flt, progress)
+        flt = jsonl.export_filter(user_id, agent_id, session_id, kinds)
+        return await asyncio.to_thread(jsonl.export_records, r, path, flt, progress)
 
     async def import_(
         self, path: str | Path, *, progress: Callable[[int], None] | None = None, resume: bool = False
@@ -41,7 +41,7 @@ class AsyncTransfers:
         """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records it wrote.
         ``resume``: skip the records already stored (same id, same scope), to finish an import that stopped."""
         return await asyncio.to_thread(
-            transfer.import_records, cast("AsyncMemory", self)._live(), path, progress, resume=resume
+            jsonl.import_records, cast("AsyncMemory", self)._live(), path, progress, resume=resume
         )
 
     async def import_reme(
@@ -72,12 +72,12 @@ class Transfers:
     ) -> int:  # fmt: skip
         """Write records (all, or one scope's) as JSON Lines, streaming; returns how many."""
         r = cast("Memory", self)._live()
-        return transfer.export_records(r, path, transfer.export_filter(user_id, agent_id, session_id, kinds), progress)
+        return jsonl.export_records(r, path, jsonl.export_filter(user_id, agent_id, session_id, kinds), progress)
 
     def import_(self, path: str | Path, *, progress: Callable[[int], None] | None = None, resume: bool = False) -> int:
         """Read a JSON Lines export, re-embedding with this store's embedder; returns how many records it wrote.
         ``resume``: skip the records already stored (same id, same scope), to finish an import that stopped."""
-        return transfer.import_records(cast("Memory", self)._live(), path, progress, resume=resume)
+        return jsonl.import_records(cast("Memory", self)._live(), path, progress, resume=resume)
 
     def import_reme(
         self, path: str | Path, *, agent_id: str | None, progress: Callable[[int], None] | None = None

@@ -17,7 +17,8 @@ import pydantic
 import pydantic_core
 
 from memadapt_core.backends.base import INFO_POINT_ID, StoredPoint
-from memadapt_core.dense_context import mix_turns
+from memadapt_core.engine.planning import reads
+from memadapt_core.engine.resources import Resources
 from memadapt_core.errors import StoreError, StoreFullError, StoreUnavailableError, ValidationError
 from memadapt_core.filters import FilterSpec
 from memadapt_core.models import KINDS, HistoryEvent, MemoryRecord, Scope
@@ -42,9 +43,7 @@ from memadapt_core.validation import (
     parse_text,
     storable_line,
 )
-
-from . import reads
-from .resources import Resources
+from memadapt_core.vectors.dense_context import mix_turns
 
 
 class Imported(NamedTuple):

@@ -1,12 +1,12 @@
 """The child process of ``memadapt doctor``: read a damaged embedded store without letting its files take the caller
 down (a memory limit; the parent adds a timeout), and print one JSON report.
 
-``python -m memadapt_core.doctor_child store OPTIONS EXPORT_TO [rebuild-indexes]`` opens the store itself and exports
-every readable record. The checks of the seal and of the payload indexes (``backends/edge/checks/``)
+``python -m memadapt_core.cli.doctor_child store OPTIONS EXPORT_TO [rebuild-indexes]`` opens the store itself and
+exports every readable record. The checks of the seal and of the payload indexes (``backends/edge/checks/``)
 are noted, not raised, and the seal of a damaged store is kept, so the store goes on refusing to open until it is
 salvaged; with ``rebuild-indexes`` a damaged payload index is rebuilt from the payloads before the export.
 
-``python -m memadapt_core.doctor_child log OPTIONS EXPORT_TO SCRATCH`` reads the store's write-ahead log instead: it
+``python -m memadapt_core.cli.doctor_child log OPTIONS EXPORT_TO SCRATCH`` reads the store's write-ahead log instead: it
 copies each collection's ``wal/`` and ``edge_config.json`` (nothing from ``segments/``) into ``SCRATCH``, marks the
 log unacknowledged (``first-index`` back to 0) and lets qdrant-edge replay all of it into fresh segments. qdrant-edge
 keeps the log from the store's creation until a 32 MiB log file is closed and a later one too (it keeps one closed

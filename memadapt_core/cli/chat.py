@@ -17,10 +17,10 @@ from contextlib import ExitStack
 from datetime import datetime
 from typing import IO, Any
 
-from .api import MemoryAPI
-from .client.local_only import LocalOnly
-from .errors import ConfigurationError, LLMError, ValidationError
-from .models import Answer, MemoryRecord
+from memadapt_core.api import MemoryAPI
+from memadapt_core.client.local_only import LocalOnly
+from memadapt_core.errors import ConfigurationError, LLMError, ValidationError
+from memadapt_core.models import Answer, MemoryRecord
 
 __all__ = ["COMMANDS", "TOKEN_ENV", "TRIAL_LLMS", "TRIAL_LLM_HELP", "ChatSession", "new_session_id"]
 
@@ -146,7 +146,7 @@ class ChatSession:
 def remote_memory(server: str, token: str | None) -> Any:
     """A ``RemoteMemory`` of the ``memadapt serve`` at ``server`` (``--server``), with ``--token`` or
     ``MEMADAPT_TOKEN``."""
-    from .remote import RemoteMemory
+    from memadapt_core.remote import RemoteMemory
 
     token = token or os.environ.get(TOKEN_ENV)
     if not token:
@@ -159,8 +159,8 @@ def open_memory(options: dict[str, Any], server: str | None, token: str | None) 
     """A local ``Memory`` (which must have an LLM), or a ``RemoteMemory`` of a running ``memadapt serve``."""
     if server is not None:
         return remote_memory(server, token)
-    from .engine import Memory
-    from .engine.chat import require_llm
+    from memadapt_core.engine import Memory
+    from memadapt_core.engine.planning.chat import require_llm
 
     memory = Memory(**options)
     try:
@@ -183,7 +183,7 @@ def add_command(sub: Any, after: list[argparse.ArgumentParser]) -> None:
 
 
 def run_command(ns: argparse.Namespace, options: dict[str, Any]) -> int:
-    """``memadapt chat`` (memadapt_core.chat_cli): needs an LLM, the store's or the service's."""
+    """``memadapt chat`` (memadapt_core.cli.chat): needs an LLM, the store's or the service's."""
     if ns.server is None and not (ns.user_id or ns.agent_id):
         field = "--user"
         raise ValidationError(field, "say whose memory to talk to: --user ID (or --agent ID)")
@@ -192,7 +192,7 @@ def run_command(ns: argparse.Namespace, options: dict[str, Any]) -> int:
         raise ValidationError(field, "with --server the service's LLM answers: start it with memadapt serve --llm")
     with ExitStack() as stack:
         if ns.llm == "scripted":
-            from .testing.trial_llm import trial_options
+            from memadapt_core.testing.trial_llm import trial_options
 
             options = stack.enter_context(trial_options(options))
         memory = stack.enter_context(open_memory(options, ns.server, ns.token))

@@ -11,7 +11,7 @@ from typing import Any
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.formatting import render_guidance
 
-from .mcp_tools import Context, MCPServer, ScopeResolver, ToolError, _guarded
+from .tools import Context, MCPServer, ScopeResolver, ToolError, _guarded
 
 __all__ = ["register_task_tools"]
 

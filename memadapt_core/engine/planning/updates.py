@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from memadapt_core.backends.base import StoredPoint
+from memadapt_core.engine.resources import Resources
 from memadapt_core.errors import ValidationError
 from memadapt_core.models import HistoryEvent, MemoryRecord, Scope
 from memadapt_core.record_codec import (
@@ -22,8 +23,6 @@ from memadapt_core.record_codec import (
     utcnow,
 )
 from memadapt_core.validation import parse_metadata, parse_record_id, parse_text
-
-from .resources import Resources
 
 Imported = tuple[MemoryRecord, list[HistoryEvent]]
 

@@ -7,7 +7,7 @@ input or usage; 3 store unavailable or locked; 4 configuration error (a setting,
 error; 130 interrupted.
 
 The argument tables of most subcommands are here, so that ``--help`` is read in one place; what a command does
-beyond its arguments lives in its own module (``cli_records``, ``chat_cli``, ``doctor``, ``server``).
+beyond its arguments lives in its own module (``records``, ``chat``, ``doctor``, ``server``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,16 @@ from datetime import datetime
 from importlib import metadata
 from typing import Any, cast
 
-from . import chat_cli, cli_records
-from .backends.edge.holder import forget_holder, set_holder
-from .chat_cli import TRIAL_LLM_HELP, TRIAL_LLMS
-from .cli_output import (
+from memadapt_core.backends.edge.holder import forget_holder, set_holder
+from memadapt_core.engine import Memory
+from memadapt_core.errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
+from memadapt_core.models import KINDS, WRITABLE_KINDS, SearchHit
+from memadapt_core.validation import parse_moment, parse_time_range
+
+from . import chat
+from . import records as record_commands
+from .chat import TRIAL_LLM_HELP, TRIAL_LLMS
+from .output import (
     EXIT_CODES,
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -41,10 +47,6 @@ from .cli_output import (
     scope,
     scope_args,
 )
-from .engine import Memory
-from .errors import ConfigurationError, MemadaptError, StoreUnavailableError, ValidationError
-from .models import KINDS, WRITABLE_KINDS, SearchHit
-from .validation import parse_moment, parse_time_range
 
 __all__ = ["EXIT_CODES", "main"]
 
@@ -127,7 +129,7 @@ def _parser() -> argparse.ArgumentParser:
     profile.add_argument("--agent", dest="agent_id", help="agent id")
     profile.add_argument("--as-of", dest="as_of", help="the profile as it stood then (ISO 8601)")
 
-    cli_records.add_commands(sub, after)
+    record_commands.add_commands(sub, after)
 
     export = sub.add_parser("export", parents=after, help="write records as JSON Lines")
     export.add_argument("file")
@@ -154,13 +156,14 @@ def _parser() -> argparse.ArgumentParser:
         "--salvage", metavar="NEW_PATH",
         help="import every readable record into a new store there (from a replay of its write-ahead log if whole)",
     )  # fmt: skip
-    chat_cli.add_command(sub, after)
+    chat.add_command(sub, after)
     _server_commands(sub, after)
     return parser
 
 
 def _doctor(ns: argparse.Namespace, options: dict[str, Any]) -> int:
-    """``memadapt doctor``: exit 0 when every record reads back, 3 when the store is damaged (memadapt_core.doctor)."""
+    """``memadapt doctor``: exit 0 when every record reads back, 3 when the store is damaged
+    (memadapt_core.cli.doctor)."""
     from . import doctor
 
     report = doctor.salvage(options, ns.salvage) if ns.salvage else doctor.check_in_scratch(options)
@@ -206,7 +209,7 @@ def _server_commands(sub: Any, after: list[argparse.ArgumentParser]) -> None:
 
 
 def _serve(ns: argparse.Namespace, options: dict[str, Any]) -> int:
-    from .server import run_stdio, serve
+    from memadapt_core.server import run_stdio, serve
 
     if ns.command == "mcp":
         run_stdio(options, user_id=ns.user_id, agent_id=ns.agent_id)
@@ -263,8 +266,8 @@ def _run(ns: argparse.Namespace, mem: Memory) -> int:
         lines = [f"version {found.version}", *found.lines()] if not found.is_empty() else ["(no profile yet)"]
         emit(ns, found.model_dump(mode="json"), lines)
         return EXIT_OK if not found.is_empty() else EXIT_NOT_FOUND
-    if ns.command in cli_records.COMMANDS:
-        return cli_records.run(ns, mem)
+    if ns.command in record_commands.COMMANDS:
+        return record_commands.run(ns, mem)
     if ns.command in ("export", "import") and ns.format == "reme":
         return _reme(ns, mem)
     if ns.command in ("export", "import"):
@@ -345,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "doctor":
             return _doctor(ns, options)
         if ns.command == "chat":
-            return chat_cli.run_command(ns, options)
+            return chat.run_command(ns, options)
         if ns.server is not None:
             return _through_service(ns)
         with Memory(**options) as mem:
@@ -375,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # What a running service does for a token: the records of its scope. Importing, statistics and compaction act on
 # the store itself (run them where it is); doctor opens its files.
-_THROUGH_SERVICE = frozenset({"add", "search", "list", "profile", "export", *cli_records.COMMANDS})
+_THROUGH_SERVICE = frozenset({"add", "search", "list", "profile", "export", *record_commands.COMMANDS})
 
 
 def _through_service(ns: argparse.Namespace) -> int:
@@ -383,7 +386,7 @@ def _through_service(ns: argparse.Namespace) -> int:
     if ns.command not in _THROUGH_SERVICE or (ns.command == "export" and ns.format == "reme"):
         msg = f"memadapt {ns.command} acts on the store itself: run it without --server, where the store is"
         raise ConfigurationError(msg)
-    with chat_cli.remote_memory(ns.server, ns.token) as remote:
+    with chat.remote_memory(ns.server, ns.token) as remote:
         return _run(ns, cast("Memory", remote))  # the same calls, answered by the service
 
 

@@ -17,9 +17,8 @@ import dataclasses
 from collections.abc import Collection, Iterable, Sequence
 
 from memadapt_core.backends.base import StoredPoint
+from memadapt_core.engine.resources import Resources
 from memadapt_core.filters import FilterSpec
-
-from .resources import Resources
 
 __all__ = ["DERIVED_KINDS", "delete_scope_with_derived", "derived_of", "orphans"]
 
