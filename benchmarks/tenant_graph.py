@@ -57,7 +57,7 @@ def main() -> None:
     import qdrant_edge as qe
 
     from memadapt_core import Memory
-    from memadapt_core.backends import edge_shard
+    from memadapt_core.backends.edge import shard as edge_shard
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--big", type=int, default=10_000)
