@@ -17,7 +17,8 @@ from starlette.routing import Route
 from memadapt_core.embedders import idle_release
 from memadapt_core.server.idle_trim import ReleaseWhenIdle
 
-QUIET_S = 0.3
+# Wide margins: a loaded machine may wake a sleeper late; a gap of a tenth of the quiet time must never look quiet.
+QUIET_S = 1.0
 
 
 class Releases:
@@ -52,7 +53,7 @@ async def test_requests_one_after_the_other_release_nothing_until_they_stop() ->
     async with _client(releases) as client:
         for _ in range(6):
             await client.get("/")
-            await asyncio.sleep(QUIET_S / 3)
+            await asyncio.sleep(QUIET_S / 10)
         assert releases.count == 0
         await asyncio.sleep(QUIET_S * 3)
     assert releases.count == 1
