@@ -37,6 +37,9 @@ class SearchOptions(TypedDict, total=False):
     include_superseded: Annotated[bool, Field(description="facts that later facts replaced, too (default false)")]
     as_of: Annotated[datetime | None, Field(description="the facts valid at that moment")]
     include_archived: Annotated[bool, Field(description="archived (cold) facts, too (default false)")]
+    max_per_session: Annotated[
+        int | None, Field(description="at most this many hits of one session (breadth across conversations)")
+    ]
 
 
 SEARCH_OPTIONS = frozenset(SearchOptions.__annotations__)

@@ -66,7 +66,7 @@ def search(r: Resources, plan: reads.SearchPlan, qvec: np.ndarray[Any, Any]) -> 
     """The hits of a planned search, before the ``rerank`` hook: a period's records for a question only about a
     period (when it holds any), else hybrid candidates fused, boosted and cut to the limit."""
     if plan.by_time is not None and (listed := r.backend.scroll(plan.by_time, plan.limit, descending=True)):
-        return reads.finish_by_time(plan.by_time, listed)
+        return reads.finish_by_time(plan, listed)
     dense, sparse = r.backend.search(qvec, r.sparse.query(plan.query), plan.flt, plan.candidates)
     read: dict[PointKey, dict[str, Any]] | None = None
     scale = r.embedder.cross_script_scale

@@ -63,6 +63,14 @@ class ThroughAClient:
 
         assert [(h.record.user_id, h.record.text) for h in hits] == [("u1", "I adopted a grey cat named Pixel")]
 
+    def test_a_declared_search_option_reaches_the_engine(self, memory: MemoryAPI) -> None:
+        memory.add([f"I went hiking on the ridge trail, day {i}" for i in range(3)], user_id="u1", session_id="trip")
+        memory.add("I went hiking with my sister by the lake", user_id="u1", session_id="lake")
+
+        hits = memory.search("hiking", user_id="u1", limit=5, max_per_session=1)
+
+        assert sorted(h.record.session_id or "" for h in hits) == ["lake", "trip"]
+
 
 class TestRemoteMemory(ThroughAClient, MemoryContract):
     @pytest.fixture

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from memadapt_core import AsyncMemory, Memory
+import pytest
+
+from memadapt_core import AsyncMemory, Memory, ValidationError
 
 NOW = datetime(2024, 6, 20, 12, tzinfo=UTC)
 
@@ -119,3 +121,34 @@ def test_a_metadata_only_update_keeps_the_record_findable_by_its_neighbours_word
     assert words_matched(answer.id) > 0  # "Lisbon." shares no word with the query: its neighbour's words match
     memory.update(answer.id, metadata={"checked": 1})
     assert words_matched(answer.id) > 0
+
+
+def _one_session_talks_most(memory: Memory) -> None:
+    memory.add([f"I went hiking on the ridge trail, day {i}" for i in range(4)], user_id="u1", session_id="trip")
+    memory.add("I went hiking with my sister by the lake", user_id="u1", session_id="lake")
+    memory.add("Hiking boots need new laces", user_id="u1", session_id="shop")
+
+
+def test_max_per_session_keeps_at_most_that_many_hits_of_one_session(memory: Memory) -> None:
+    _one_session_talks_most(memory)
+    assert [h.record.session_id for h in memory.search("hiking", user_id="u1", limit=5)].count("trip") >= 3
+
+    hits = memory.search("hiking", user_id="u1", limit=5, max_per_session=1)
+
+    sessions = [h.record.session_id for h in hits]
+    assert sorted(sessions) == ["lake", "shop", "trip"]
+
+
+def test_max_per_session_holds_for_a_question_about_a_period(memory: Memory) -> None:
+    _one_session_talks_most(memory)
+
+    hits = memory.search("what did I say today?", user_id="u1", limit=5, max_per_session=2)
+
+    sessions = [h.record.session_id for h in hits]
+    assert sessions.count("trip") == 2
+    assert {"lake", "shop"} <= set(sessions)
+
+
+def test_a_max_per_session_below_one_is_refused_naming_it(memory: Memory) -> None:
+    with pytest.raises(ValidationError, match="max_per_session"):
+        memory.search("hiking", user_id="u1", max_per_session=0)

@@ -60,6 +60,20 @@ class SearchPlan:
     # The query asks only about a period: this filter lists its records, newest first; a search runs only if the
     # period holds none (a memory may still talk about that date).
     by_time: FilterSpec | None = None
+    per_session: int | None = None  # at most this many hits of one session (``max_per_session``)
+
+    def capped(self, sessions: Sequence[object]) -> list[int]:
+        """The positions kept of hits in order whose sessions are ``sessions``: at most ``per_session`` of each
+        session (a hit with none is its own), then cut to the limit."""
+        seen: dict[object, int] = {}
+        kept = []
+        for i, session in enumerate(sessions):
+            if self.per_session is not None and session is not None:
+                if seen.get(session, 0) >= self.per_session:
+                    continue
+                seen[session] = seen.get(session, 0) + 1
+            kept.append(i)
+        return kept[: self.limit]
 
 
 def scope_filter(scope: Scope, **extra: Any) -> FilterSpec:
@@ -104,6 +118,7 @@ def plan_search(
     include_superseded: object = False,
     as_of: object = None,
     include_archived: object = False,
+    max_per_session: object = None,
 ) -> SearchPlan:
     """The search ``search(query, **options)`` asks for: its options (``api.options.SearchOptions``) read, with
     their defaults, and checked."""
@@ -117,6 +132,7 @@ def plan_search(
     ref = utcnow() if now is None else parse_moment("now", now)
     at = None if as_of is None else parse_moment("as_of", as_of)
     conds = parse_filters(filters)
+    per_session = None if max_per_session is None else parse_limit(max_per_session, s.max_limit, "max_per_session")
     text = store.hooks.prepare_query(text)
     window = None
     found = None
@@ -138,12 +154,14 @@ def plan_search(
         by_time = flt if found is None else replace(flt, observed_from=found.start, observed_to=found.end)
     plan = QueryPlan(text, window, is_when_question(text), floor, tense_of(text), route_of(text))
     depth = max(3 * n, s.retrieval.rerank_depth)
-    return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, depth, by_time)
+    return SearchPlan(text, flt, n, max(s.retrieval.candidates, n), plan, depth, by_time, per_session)
 
 
-def finish_by_time(flt: FilterSpec, points: list[StoredPoint]) -> list[SearchHit]:
+def finish_by_time(plan: SearchPlan, points: list[StoredPoint]) -> list[SearchHit]:
     """The hits of a question about a period: its records as the backend gave them (newest first)."""
-    check_points(flt, points)
+    assert plan.by_time is not None
+    check_points(plan.by_time, points)
+    points = [points[i] for i in plan.capped([p.payload.get("session_id") for p in points])]
     return [
         SearchHit.model_validate(
             {"record": record_from_payload(p.id, p.payload), "score": 1.0, "scores": {"time": 1.0}}
@@ -156,7 +174,8 @@ def finish_search(
     store: Resources, plan: SearchPlan, fused: list[Ranked], payloads: dict[PointKey, dict[str, Any]]
 ) -> list[SearchHit]:
     check_payloads(plan.flt, payloads)
-    ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval, plan.limit)[: plan.limit]
+    ranked = boost(fused, payloads, plan.ranking, store.settings.retrieval, plan.limit)
+    ranked = [ranked[i] for i in plan.capped([payloads[r.id].get("session_id") for r in ranked])]
     hits = []
     for r in ranked:
         payload = payloads[r.id]
