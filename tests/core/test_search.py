@@ -144,6 +144,7 @@ def test_max_per_session_holds_for_a_question_about_a_period(memory: Memory) -> 
 
     hits = memory.search("what did I say today?", user_id="u1", limit=5, max_per_session=2)
 
+    assert all(h.scores == {"time": 1.0} for h in hits)  # the period's listing, not a search
     sessions = [h.record.session_id for h in hits]
     assert sessions.count("trip") == 2
     assert {"lake", "shop"} <= set(sessions)

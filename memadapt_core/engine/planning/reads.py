@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -65,13 +66,13 @@ class SearchPlan:
     def capped(self, sessions: Sequence[object]) -> list[int]:
         """The positions kept of hits in order whose sessions are ``sessions``: at most ``per_session`` of each
         session (a hit with none is its own), then cut to the limit."""
-        seen: dict[object, int] = {}
+        taken: Counter[object] = Counter()
         kept = []
         for i, session in enumerate(sessions):
             if self.per_session is not None and session is not None:
-                if seen.get(session, 0) >= self.per_session:
+                if taken[session] == self.per_session:
                     continue
-                seen[session] = seen.get(session, 0) + 1
+                taken[session] += 1
             kept.append(i)
         return kept[: self.limit]
 

@@ -45,7 +45,7 @@ from memadapt_core.backends.edge.checks import seal as edge_seal
 from memadapt_core.backends.edge.shard import recovery_step
 from memadapt_core.errors import StoreCorruptedError
 
-__all__ = ["check_indexes", "finish_optimization", "index_problems", "value_problems"]
+__all__ = ["check_indexes", "index_problems", "value_problems"]
 
 log = logging.getLogger("memadapt")
 
@@ -176,12 +176,12 @@ def _rebuild(shard: qe.EdgeShard, keys: list[str]) -> None:
     shard.flush()
 
 
-def finish_optimization(folder: Path, shard: qe.EdgeShard) -> bool:
+def _finish_optimization(folder: Path, shard: qe.EdgeShard) -> None:
     """If ``shard`` holds copies of points in more than one segment (an optimization cut off), finish optimizing it,
-    which keeps the newest copy of each: True if it did."""
+    which keeps the newest copy of each."""
     held, unique = shard.info().points_count, _count(shard, qe.Filter())
     if unique >= held:
-        return False
+        return
     log.warning(
         "the embedded store %s holds %d copies of points from an optimization that did not finish: finishing it",
         folder,
@@ -189,7 +189,6 @@ def finish_optimization(folder: Path, shard: qe.EdgeShard) -> bool:
     )
     shard.optimize()
     shard.flush()
-    return True
 
 
 def _problems(shard: qe.EdgeShard, values: bool) -> dict[str, str]:
@@ -208,7 +207,7 @@ def check_indexes(
     seen = edge_seal.inspection()
     values = not sealed or seen is not None
     try:
-        finish_optimization(folder, shard)
+        _finish_optimization(folder, shard)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:
