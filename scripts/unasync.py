@@ -1,62 +1,111 @@
-"""Write the sync copy of the async consolidation steps: ``python scripts/unasync.py`` (``--check`` only compares).
+"""Write the sync copies of the async modules written by hand: ``python scripts/unasync.py`` (``--check`` compares).
 
-The async module is the one written by hand; its sync copy is made by the word substitutions below, applied in
-order. A substitution that no longer matches anything fails the run, so the table cannot rot. A test runs
-``--check`` so that a change to one file without the other fails CI.
+Each pair's async module is the one edited; its sync copy is made by word substitutions applied in order: the
+pair's own, then the ones every pair shares. A substitution that no longer matches anything in its pair fails the run,
+so the tables cannot rot. The copy is then sorted and formatted by ruff, as written code is. A test runs
+``--check``, so a change to one file without the other fails CI.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAIRS = [
-    (
-        ROOT / "memadapt_core" / "consolidation" / "steps.py",
-        ROOT / "memadapt_core" / "consolidation" / "sync_steps.py",
-    ),
-]
-HEADER = "# Generated from {source} by scripts/unasync.py: edit that file and rerun, never this one.\n"
-SUBSTITUTIONS = [
+CORE = ROOT / "memadapt_core"
+HEADER = "# Generated from {source} by scripts/unasync.py: edit that file, never this one.\n"
+Substitution = tuple[str, str]
+
+COMMON: list[Substitution] = [
     (r"\basync def\b", "def"),
     (r"\basync with\b", "with"),
+    (r"\basync for\b", "for"),
     (r"\bawait ", ""),
-    (r"^import asyncio\nimport logging$", "import logging\nimport threading"),
-    (r"\basyncio\.Lock\b", "threading.Lock"),
-    (r"\bAsyncLLMClient\b", "LLMClient"),
-    (r"\bConsolidationStore\b", "SyncConsolidationStore"),
-    (r"\bConsolidationSteps\b", "SyncConsolidationSteps"),
-    (r"the caller's task", "the caller's thread"),
 ]
 
 
-def unasync(text: str, used: set[str]) -> str:
+@dataclass(frozen=True)
+class Pair:
+    source: Path
+    target: Path
+    own: list[Substitution] = field(default_factory=list)
+
+    @property
+    def substitutions(self) -> list[Substitution]:
+        return self.own + COMMON
+
+
+PAIRS = [
+    Pair(
+        CORE / "consolidation" / "steps.py",
+        CORE / "consolidation" / "sync_steps.py",
+        [
+            (r"^import asyncio\nimport logging$", "import logging\nimport threading"),
+            (r"\basyncio\.Lock\b", "threading.Lock"),
+            (r"\bAsyncLLMClient\b", "LLMClient"),
+            (r"\bConsolidationStore\b", "SyncConsolidationStore"),
+            (r"\bConsolidationSteps\b", "SyncConsolidationSteps"),
+            (r"the caller's task", "the caller's thread"),
+        ],
+    ),
+    Pair(
+        CORE / "engine" / "calls" / "async_calls.py",
+        CORE / "engine" / "calls" / "sync_calls.py",
+        [
+            (r"\bAsyncMemoryCalls\b", "MemoryCalls"),
+            (r"\bAsyncIterator\b", "Iterator"),
+            (r"\baembed_", "embed_"),
+            (r"\baweights\b", "weights"),
+            (
+                r"\bconsolidation\.worker import ConsolidationWorker\b",
+                "consolidation.sync_worker import SyncConsolidationWorker",
+            ),
+            (r"\bConsolidationWorker \| None\b", "SyncConsolidationWorker | None"),
+            (r"(?s)\[\s*r async for r in (self\.iter_records\(.*?\))\s*\]", r"builtins.list(\1)"),
+        ],
+    ),
+]
+
+
+def unasync(text: str, substitutions: list[Substitution], used: set[str]) -> str:
     """``text`` with every substitution applied; the patterns that matched are added to ``used``."""
-    for pattern, replacement in SUBSTITUTIONS:
+    for pattern, replacement in substitutions:
         text, count = re.subn(pattern, replacement, text, flags=re.MULTILINE)
         if count:
             used.add(pattern)
     return text
 
 
-def generated(source: Path, used: set[str]) -> str:
-    return HEADER.format(source=source.relative_to(ROOT).as_posix()) + unasync(source.read_text(), used)
+def _tidy(text: str, name: Path) -> str:
+    """``text`` as ruff leaves it (imports sorted, then formatted), so a generated file passes the same checks as
+    a written one: a renamed import can fall out of order, a shorter line can be joined."""
+    for args in (["check", "--select", "I", "--fix", "--quiet"], ["format", "--quiet"]):
+        command = [sys.executable, "-m", "ruff", *args, "--stdin-filename", str(name), "-"]
+        text = subprocess.run(command, input=text, capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    return text
+
+
+def generated(pair: Pair, used: set[str]) -> str:
+    body = unasync(pair.source.read_text(), pair.substitutions, used)
+    return _tidy(HEADER.format(source=pair.source.relative_to(ROOT).as_posix()) + body, pair.target)
 
 
 def main(argv: list[str]) -> int:
     check = "--check" in argv
-    used: set[str] = set()
-    stale = []
-    for source, target in PAIRS:
-        text = generated(source, used)
-        if target.exists() and target.read_text() == text:
+    stale, unused = [], []
+    for pair in PAIRS:
+        used: set[str] = set()
+        text = generated(pair, used)
+        unused += [f"{pair.source.name}: {p}" for p, _ in pair.own if p not in used]
+        if pair.target.exists() and pair.target.read_text() == text:
             continue
-        stale.append(target)
+        stale.append(pair.target)
         if not check:
-            target.write_text(text)
-    unused = [pattern for pattern, _ in SUBSTITUTIONS if pattern not in used]
+            pair.target.write_text(text)
+    unused += [p for p, _ in COMMON if not any(re.search(p, pair.source.read_text(), re.M) for pair in PAIRS)]
     if unused:
         print(f"substitutions that matched nothing (remove them): {unused}", file=sys.stderr)
         return 2

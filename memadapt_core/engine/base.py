@@ -48,7 +48,8 @@ class MemoryBase:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        _TWINS[cls._asynchronous] = cls
+        if hasattr(cls, "_asynchronous"):  # a door, not the calls it is made of
+            _TWINS[cls._asynchronous] = cls
 
     def __init__(
         self,

@@ -1,4 +1,5 @@
-"""The sync consolidation steps are the async ones run through ``scripts/unasync.py``, never edited apart."""
+"""Every sync module written from an async one (the consolidation steps, the engine's calls, the API Protocol, the
+client's calls) is that module run through ``scripts/unasync.py``, never edited apart."""
 
 import subprocess
 import sys
@@ -7,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sync_steps_are_the_generated_copy_of_the_async_steps() -> None:
+def test_each_sync_twin_is_the_generated_copy_of_its_async_source() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "unasync.py"), "--check"], capture_output=True, text=True, check=False
     )
