@@ -52,6 +52,19 @@ PAIRS = [
         ],
     ),
     Pair(
+        CORE / "api" / "async_api.py",
+        CORE / "api" / "sync_api.py",
+        [
+            (r'^"""``AsyncMemoryAPI``: every public call of an async', '"""``MemoryAPI``: every public call of a sync'),
+            (r"^class AsyncMemoryAPI\(Protocol\):", "class MemoryAPI(Protocol):"),
+            (r"``AsyncMemory`` or the client ``AsyncRemoteMemory``", "``Memory`` or the client ``RemoteMemory``"),
+            (r"An async memadapt memory", "A sync memadapt memory"),
+            (r'^__all__ = \["AsyncMemoryAPI"\]', '__all__ = ["MemoryAPI"]'),
+            (r"^    from \.sync_api import MemoryAPI$", "    from .async_api import AsyncMemoryAPI"),
+            (r"\bAsyncIterator\b", "Iterator"),
+        ],
+    ),
+    Pair(
         CORE / "engine" / "calls" / "async_calls.py",
         CORE / "engine" / "calls" / "sync_calls.py",
         [

@@ -2,6 +2,7 @@
 serve``), so adapters are typed to the API rather than to one door."""
 
 from .async_api import AsyncMemoryAPI
-from .sync_api import MemoryAPI, QueryEmbedder
+from .embedder import QueryEmbedder
+from .sync_api import MemoryAPI
 
 __all__ = ["AsyncMemoryAPI", "MemoryAPI", "QueryEmbedder"]

@@ -1,8 +1,13 @@
-"""``AsyncMemoryAPI``: the awaited twin of ``MemoryAPI`` (``sync_api``), the same names and arguments.
+"""``AsyncMemoryAPI``: every public call of an async memadapt memory, declared once.
 
-The engine ``AsyncMemory`` and the client ``AsyncRemoteMemory`` implement it. A call that does I/O is awaited; the
-no-I/O ones (``record_id``, ``format_context``, ``track``, the views) and the two that return async iterators
-(``iter_records``, ``answer_stream``) are plain calls, as on the engine.
+``MemoryAPI`` (``sync_api``), the same calls with the same names and arguments, called rather than awaited, is
+generated from this file by ``scripts/unasync.py``. Two doors implement each: the engine (``AsyncMemory`` /
+``Memory``, over a store in this process) and the client of ``memadapt serve`` (``AsyncRemoteMemory`` /
+``RemoteMemory``, over HTTP). Adapters are typed to them, so mypy sees any call a door lacks; a test holds each
+door to them, signatures included (``tests/core/test_api_doors.py``). A call that has no meaning through a door is
+still declared and raises a ``MemadaptError`` naming it and why (the client's ``LOCAL_ONLY``). A call that does
+I/O is awaited; the no-I/O ones (``record_id``, ``format_context``, ``track``, the views) and the two that return
+iterators (``iter_records``, ``answer_stream``) are plain calls, as on the engine.
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from memadapt_core.models import Answer, HistoryEvent, Kind, LibraryImport, Memo
 from memadapt_core.profile import UserProfile
 from memadapt_core.tool_stats import ToolStats
 
+from .embedder import QueryEmbedder
 from .options import SearchOptions
-from .sync_api import QueryEmbedder
 
 if TYPE_CHECKING:
     from memadapt_core.tool_stats import ToolGuide
@@ -49,11 +54,12 @@ class AsyncMemoryAPI(Protocol):
     def embedder(self) -> QueryEmbedder: ...
 
     def as_sync(self) -> MemoryAPI:
-        """The sync twin over the same store or server (closing it closes only itself)."""
+        """The sync door over the same store or server: itself on a sync door, else its twin (closing a twin
+        closes only the twin)."""
         ...
 
     def as_async(self) -> AsyncMemoryAPI:
-        """This door itself."""
+        """The async door over the same store or server: itself on an async door, else its twin."""
         ...
 
     def track(self, pending: Pending) -> None:

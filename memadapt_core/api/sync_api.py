@@ -1,10 +1,14 @@
+# Generated from memadapt_core/api/async_api.py by scripts/unasync.py: edit that file, never this one.
 """``MemoryAPI``: every public call of a sync memadapt memory, declared once.
 
-Two doors implement it: the engine (``Memory``, over a store in this process) and the client of ``memadapt serve``
-(``RemoteMemory``, over HTTP). Adapters are typed to it, so mypy sees any call a door lacks; a test holds each door
-to it, signatures included (``tests/core/test_api_doors.py``). A call that has no meaning through a door is still
-declared and raises a ``MemadaptError`` naming it and why (the client's ``LOCAL_ONLY``). ``AsyncMemoryAPI``
-(``async_api``) is its awaited twin, with the same names and arguments.
+``MemoryAPI`` (``sync_api``), the same calls with the same names and arguments, called rather than awaited, is
+generated from this file by ``scripts/unasync.py``. Two doors implement each: the engine (``AsyncMemory`` /
+``Memory``, over a store in this process) and the client of ``memadapt serve`` (``AsyncRemoteMemory`` /
+``RemoteMemory``, over HTTP). Adapters are typed to them, so mypy sees any call a door lacks; a test holds each
+door to them, signatures included (``tests/core/test_api_doors.py``). A call that has no meaning through a door is
+still declared and raises a ``MemadaptError`` naming it and why (the client's ``LOCAL_ONLY``). A call that does
+I/O is awaited; the no-I/O ones (``record_id``, ``format_context``, ``track``, the views) and the two that return
+iterators (``iter_records``, ``answer_stream``) are plain calls, as on the engine.
 """
 
 from __future__ import annotations
@@ -15,14 +19,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, Unpack, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
-
 from memadapt_core.config import MemorySettings
 from memadapt_core.models import Answer, HistoryEvent, Kind, LibraryImport, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
 from memadapt_core.tool_stats import ToolStats
 
+from .embedder import QueryEmbedder
 from .options import SearchOptions
 
 if TYPE_CHECKING:
@@ -31,15 +33,7 @@ if TYPE_CHECKING:
     from .async_api import AsyncMemoryAPI
     from .background import Pending
 
-__all__ = ["MemoryAPI", "QueryEmbedder"]
-
-
-class QueryEmbedder(Protocol):
-    """What a door's ``embedder`` offers every door: a query's dense vector (the LangChain adapters' MMR)."""
-
-    def embed_query(self, text: str) -> npt.NDArray[np.float32]: ...
-
-    async def aembed_query(self, text: str) -> npt.NDArray[np.float32]: ...
+__all__ = ["MemoryAPI"]
 
 
 @runtime_checkable
@@ -61,11 +55,12 @@ class MemoryAPI(Protocol):
     def embedder(self) -> QueryEmbedder: ...
 
     def as_sync(self) -> MemoryAPI:
-        """This door itself."""
+        """The sync door over the same store or server: itself on a sync door, else its twin (closing a twin
+        closes only the twin)."""
         ...
 
     def as_async(self) -> AsyncMemoryAPI:
-        """The async twin over the same store or server (closing it closes only itself)."""
+        """The async door over the same store or server: itself on an async door, else its twin."""
         ...
 
     def track(self, pending: Pending) -> None:
