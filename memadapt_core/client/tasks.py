@@ -1,7 +1,7 @@
 """Task memory and working memory of the remote twins: ``AsyncRemoteTasks`` (awaited) and ``RemoteTasks`` (called).
 
 The engine's ``add_trajectories``, ``experiences``, ``experience_guidance``, ``record_tool_calls``, ``tool_stats``,
-``tool_guide`` and ``recent``, with its arguments and models, each one route of ``server/task_routes`` (requests
+``tool_guide`` and ``recent``, with its arguments and models, each one route of ``server/routes/tasks`` (requests
 built by ``RemoteBase``). ``experience_guidance`` formats the recalled lessons here, as ``format_experience`` does.
 A client writes trajectories and tool calls only: the lessons and guides drawn from them are the server's
 consolidation worker's to write. Under ``AsyncRemoteCalls`` and ``RemoteCalls``, so those keep to the

@@ -20,17 +20,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.models import Scope as MemoryScope
 
-from .adapter_routes import adapter_routes
 from .auth import Forbidden, TokenMap, bearer_token, is_loopback
-from .http_api import ACCESS_STATE, SCOPE_STATE, api_routes, error_response
+from .http_api import ACCESS_STATE, SCOPE_STATE, error_response
 from .idle_trim import ReleaseWhenIdle
-from .library_routes import library_routes
 from .mcp.sessions import McpSessions
 from .mcp.task_tools import register_task_tools
 from .mcp.tools import Context, ToolError, build_mcp_server
 from .openapi import openapi_document
-from .reme_routes import reme_routes
-from .task_routes import task_routes
+from .routes import json_routes
 from .token_limit import DEFAULT_REQUESTS_PER_TOKEN, TokenLimit
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DoorCheck", "build_app"]
@@ -237,16 +234,12 @@ def build_app(
     async def openapi(_: Request) -> Response:
         return JSONResponse(openapi_document())
 
-    json_routes = [
+    served = [
         Route("/health", health, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
-        *api_routes(lambda: memory),
-        *adapter_routes(lambda: memory),
-        *task_routes(lambda: memory),
-        *reme_routes(lambda: memory),
-        *library_routes(lambda: memory, library_dir),
+        *json_routes(lambda: memory, library_dir),
     ]
-    routes: list[Route | Mount] = [*json_routes, Mount("/", app=_WrongMethod(McpSessions(mcp_app), json_routes))]
+    routes: list[Route | Mount] = [*served, Mount("/", app=_WrongMethod(McpSessions(mcp_app), served))]
     app = Starlette(routes=routes, lifespan=lifespan)
     limited = TokenLimit(ReleaseWhenIdle(app), requests_per_token)
     return DoorCheck(BodyLimit(BearerAuth(limited, tokens), max_body_bytes), allowed_hosts, allowed_origins)

@@ -1,4 +1,5 @@
-"""The JSON routes of ``memadapt serve``: the engine's calls over HTTP, scoped by the request's bearer token.
+"""How the JSON routes of ``memadapt serve`` (``routes/``) read a request and answer: the engine's calls over
+HTTP, scoped by the request's bearer token.
 
 The token fixes the user (and the server's ``--agent-id``, if given); a request may name an agent or session
 inside that scope, never another user (403). Errors are JSON ``{"error", "message", "field"?}``: a
@@ -7,19 +8,13 @@ inside that scope, never another user (403). Errors are JSON ``{"error", "messag
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import tempfile
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from starlette.background import BackgroundTask
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import JSONResponse, Response
 
-from memadapt_core.api.options import SEARCH_OPTIONS
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import (
     ConfigurationError,
@@ -33,7 +28,7 @@ from memadapt_core.models import Scope, ScopeIds
 
 from .auth import Access, Forbidden
 
-__all__ = ["ACCESS_STATE", "SCOPE_STATE", "api_routes", "error_response"]
+__all__ = ["ACCESS_STATE", "SCOPE_STATE", "Handler", "error_response"]
 
 SCOPE_STATE = "memadapt_scope"  # the key under which the auth middleware leaves the token's Scope in scope["state"]
 ACCESS_STATE = "memadapt_access"  # ... and what the token reaches (its granted agents)
@@ -125,112 +120,6 @@ def _query(request: Request, allowed: set[str]) -> dict[str, Any]:
 _SCOPE_KEYS = {"user_id", "agent_id", "session_id"}
 
 
-def _json_param(field: str, raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise ValidationError(field, "must be JSON (a metadata filter object, not nested too deeply)") from exc
-
-
-def _flag(field: str, raw: str) -> bool:
-    if raw.lower() in ("true", "1"):
-        return True
-    if raw.lower() in ("false", "0"):
-        return False
-    raise ValidationError(field, "must be true or false")
-
-
-async def add(request: Request, memory: AsyncMemory) -> Response:
-    body = await _json_body(request, _SCOPE_KEYS | {"messages", "kind", "metadata", "observed_at", "on_conflict"})
-    if "messages" not in body:
-        field = "messages"
-        raise ValidationError(field, "is required: a string, a message object or a list of them")
-    options = {k: body[k] for k in ("kind", "metadata", "observed_at", "on_conflict") if k in body}
-    records = await memory.add(body["messages"], **_scope(request, body), **options)
-    return JSONResponse({"records": [r.model_dump(mode="json") for r in records]}, status_code=201)
-
-
-async def search(request: Request, memory: AsyncMemory) -> Response:
-    body = await _json_body(request, _SCOPE_KEYS | {"query"} | SEARCH_OPTIONS)  # the options as declared once
-    if "query" not in body:
-        field = "query"
-        raise ValidationError(field, "is required")
-    options: dict[str, Any] = {k: body[k] for k in SEARCH_OPTIONS if k in body}
-    hits = await memory.search(body["query"], **_scope(request, body), **options)
-    return JSONResponse({"hits": [h.model_dump(mode="json") for h in hits]})
-
-
-async def answer(request: Request, memory: AsyncMemory) -> Response:
-    body = await _json_body(request, _SCOPE_KEYS | {"question", "limit", "remember", "now"})
-    if "question" not in body:
-        field = "question"
-        raise ValidationError(field, "is required")
-    options = {k: body[k] for k in ("limit", "remember", "now") if k in body}
-    found = await memory.answer(body["question"], **_scope(request, body), **options)
-    return JSONResponse(found.model_dump(mode="json"))
-
-
-async def list_records(request: Request, memory: AsyncMemory) -> Response:
-    params = _query(request, _SCOPE_KEYS | {"limit", "cursor", "kinds", "filters", "include_archived"})
-    options: dict[str, Any] = {k: params[k] for k in ("limit", "cursor", "kinds") if k in params}
-    if "filters" in params:  # JSON in a query parameter: a GET has no body
-        options["filters"] = _json_param("filters", params["filters"])
-    if "include_archived" in params:
-        options["include_archived"] = _flag("include_archived", params["include_archived"])
-    page = await memory.list(**_scope(request, params), **options)
-    return JSONResponse(page.model_dump(mode="json"))
-
-
-async def delete_all(request: Request, memory: AsyncMemory) -> Response:
-    params = _query(request, _SCOPE_KEYS)
-    return JSONResponse({"deleted": await memory.delete_all(**_scope(request, params))})
-
-
-async def get(request: Request, memory: AsyncMemory) -> Response:
-    params = _query(request, _SCOPE_KEYS)
-    record = await memory.get(request.path_params["id"], **_scope(request, params))
-    if record is None:
-        return _not_found(request)
-    return JSONResponse(record.model_dump(mode="json"))
-
-
-async def update(request: Request, memory: AsyncMemory) -> Response:
-    body = await _json_body(request, _SCOPE_KEYS | {"text", "metadata"})
-    options = {k: body[k] for k in ("text", "metadata") if k in body}
-    record = await memory.update(request.path_params["id"], **_scope(request, body), **options)
-    return JSONResponse(record.model_dump(mode="json"))
-
-
-async def delete(request: Request, memory: AsyncMemory) -> Response:
-    params = _query(request, _SCOPE_KEYS)
-    if not await memory.delete(request.path_params["id"], **_scope(request, params)):
-        return _not_found(request)
-    return JSONResponse({"deleted": True})
-
-
-async def history(request: Request, memory: AsyncMemory) -> Response:
-    params = _query(request, _SCOPE_KEYS)
-    events = await memory.history(request.path_params["id"], **_scope(request, params))
-    return JSONResponse({"events": [e.model_dump(mode="json") for e in events]})
-
-
-async def export(request: Request, memory: AsyncMemory) -> Response:
-    params = _query(request, _SCOPE_KEYS | {"kinds"})
-    kinds = params.pop("kinds", None)
-    fd, path = tempfile.mkstemp(prefix="memadapt-export-", suffix=".jsonl")
-    os.close(fd)
-    try:
-        await memory.export(path, **_scope(request, params), kinds=kinds)
-    except BaseException:
-        await asyncio.to_thread(os.unlink, path)
-        raise
-    return FileResponse(path, media_type="application/x-ndjson", background=BackgroundTask(os.unlink, path))
-
-
-def _not_found(request: Request) -> Response:
-    return error_response(404, "not_found", f"no memory with id {request.path_params['id']!r} in this scope")
-
-
 def _endpoint(handler: Handler, memory: Callable[[], AsyncMemory]) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
@@ -256,20 +145,3 @@ def _endpoint(handler: Handler, memory: Callable[[], AsyncMemory]) -> Callable[[
             return error_response(500, type(exc).__name__, str(exc))
 
     return endpoint
-
-
-def api_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
-    """The JSON routes over the engine ``memory()`` returns (opened by the app's lifespan)."""
-    table: list[tuple[str, Handler, list[str]]] = [
-        ("/v1/memories", add, ["POST"]),
-        ("/v1/memories", list_records, ["GET"]),
-        ("/v1/memories", delete_all, ["DELETE"]),
-        ("/v1/search", search, ["POST"]),
-        ("/v1/answer", answer, ["POST"]),
-        ("/v1/export", export, ["GET"]),
-        ("/v1/memories/{id}", get, ["GET"]),
-        ("/v1/memories/{id}", update, ["PATCH"]),
-        ("/v1/memories/{id}", delete, ["DELETE"]),
-        ("/v1/memories/{id}/history", history, ["GET"]),
-    ]
-    return [Route(path, _endpoint(handler, memory), methods=methods) for path, handler, methods in table]

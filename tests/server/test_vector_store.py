@@ -14,7 +14,7 @@ import pytest
 
 from memadapt_core.errors import ConfigurationError
 from memadapt_core.server.auth import Forbidden, load_tokens
-from memadapt_core.server.library_routes import confined
+from memadapt_core.server.routes.library import confined
 
 from .conftest import Server, running_server
 

@@ -11,22 +11,22 @@ conversation) at once and return; experiences and facts are drawn in the backgro
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from memadapt_core.consolidation.planning.experience_plan import experience_content
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import ValidationError
 from memadapt_core.formatting import render_guidance
 from memadapt_core.models import MemoryRecord, SearchHit
+from memadapt_core.server.http_api import Handler, _json_body, _required, _scope
 
-from .http_api import Handler, _endpoint, _json_body, _required, _scope
+from .endpoint import Endpoint, response, schema_body
 
-__all__ = ["reme_routes"]
+__all__ = ["ENDPOINTS", "WORKSPACE", "reme_endpoint"]
 
 _SUMMARY = {"workspace_id", "trajectories", "metadata"}
 _RETRIEVE = {"workspace_id", "query", "top_k"}
@@ -149,16 +149,39 @@ def _in_reme_terms(handler: Handler) -> Handler:
     return run
 
 
-def reme_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
-    """ReMe's task, personal and tool memory routes over the engine ``memory()`` returns; their errors name ReMe's
-    fields (``top_k``, ``workspace_id``, ``tool_call_results[0].time_cost``)."""
-    table: list[tuple[str, Handler]] = [
-        ("/summary_task_memory", summary_task_memory),
-        ("/retrieve_task_memory", retrieve_task_memory),
-        ("/summary_personal_memory", summary_personal_memory),
-        ("/retrieve_personal_memory", retrieve_personal_memory),
-        ("/add_tool_call_result", add_tool_call_result),
-        ("/summary_tool_memory", retrieve_tool_memory),
-        ("/retrieve_tool_memory", retrieve_tool_memory),
-    ]
-    return [Route(path, _endpoint(_in_reme_terms(handler), memory), methods=["POST"]) for path, handler in table]
+_ANSWER = response({"type": "object", "properties": {"success": {"type": "boolean"}, "answer": {"type": "string"},
+                                                    "metadata": {"type": "object"}}})  # fmt: skip
+WORKSPACE: dict[str, Any] = {"workspace_id": {"type": "string", "description": "the agent scope"}}
+
+
+def reme_endpoint(name: str, handler: Handler, summary: str, properties: dict[str, Any]) -> Endpoint:
+    """``POST /<name>`` in ReMe's terms: its body needs ``workspace_id`` and the first field after it."""
+    required = ["workspace_id", next(k for k in properties if k not in ("workspace_id", "metadata"))]
+    schema = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return Endpoint(f"/{name}", "POST", handler, f"ReMe {name}: {summary}", {"200": _ANSWER},
+                    body=schema_body(schema))  # fmt: skip
+
+
+_TRAJECTORIES = {"type": "array", "items": {"type": "object", "required": ["messages"]}}
+_SUMMARY_BODY = {**WORKSPACE, "trajectories": _TRAJECTORIES, "metadata": {"type": "object"}}
+_RETRIEVE_BODY = {**WORKSPACE, "query": {"type": "string"}, "top_k": {"type": "integer", "default": 5}}
+_TOOL_NAMES_BODY = {**WORKSPACE, "tool_names": {"type": "string"}}
+
+# ReMe's task, personal and tool memory routes; their errors name ReMe's fields (``top_k``, ``workspace_id``,
+# ``tool_call_results[0].time_cost``).
+_DECLARED = (
+    reme_endpoint("summary_task_memory", summary_task_memory,
+                  "store scored trajectories {messages, score}; experiences follow", _SUMMARY_BODY),
+    reme_endpoint("retrieve_task_memory", retrieve_task_memory, "the workspace's experience for a task",
+                  _RETRIEVE_BODY),
+    reme_endpoint("summary_personal_memory", summary_personal_memory,
+                  "store the user's conversations {messages}; facts follow", _SUMMARY_BODY),
+    reme_endpoint("retrieve_personal_memory", retrieve_personal_memory, "the user's memories in the workspace",
+                  _RETRIEVE_BODY),
+    reme_endpoint("add_tool_call_result", add_tool_call_result, "record tool calls",
+                  {**WORKSPACE, "tool_call_results": {"type": "array"}}),
+    reme_endpoint("summary_tool_memory", retrieve_tool_memory, "the tools' current guides", _TOOL_NAMES_BODY),
+    reme_endpoint("retrieve_tool_memory", retrieve_tool_memory, "the tools' guides and statistics",
+                  _TOOL_NAMES_BODY),
+)  # fmt: skip
+ENDPOINTS = tuple(replace(e, handler=_in_reme_terms(e.handler)) for e in _DECLARED)

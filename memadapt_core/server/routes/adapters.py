@@ -7,19 +7,18 @@ once, count, fetch stored vectors, a query's embedding (MMR re-ranking), the pro
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.errors import ValidationError
+from memadapt_core.server.http_api import _SCOPE_KEYS, SCOPE_STATE, Handler, _json_body, _query, _scope
 
-from .http_api import _SCOPE_KEYS, SCOPE_STATE, Handler, _endpoint, _json_body, _query, _scope
+from .endpoint import KINDS_SCHEMA, SCOPE_PARAMS, Endpoint, ref, request_body, response
 
-__all__ = ["adapter_routes"]
+__all__ = ["ENDPOINTS"]
 
 
 def _ids(body: dict[str, Any]) -> list[str]:
@@ -75,15 +74,32 @@ async def token_scope(request: Request, memory: AsyncMemory) -> Response:
     return JSONResponse(request.scope["state"][SCOPE_STATE].ids())
 
 
-def adapter_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
-    """The routes over the engine ``memory()`` returns (opened by the app's lifespan)."""
-    table: list[tuple[str, Handler, list[str]]] = [
-        ("/v1/get", get_many, ["POST"]),
-        ("/v1/delete", delete_many, ["POST"]),
-        ("/v1/vectors", vectors, ["POST"]),
-        ("/v1/count", count, ["POST"]),
-        ("/v1/profile", profile, ["GET"]),
-        ("/v1/embed", embed, ["POST"]),
-        ("/v1/scope", token_scope, ["GET"]),
-    ]
-    return [Route(path, _endpoint(handler, memory), methods=methods) for path, handler, methods in table]
+_IDS = {"ids": {"type": "array", "items": {"type": "string"}}}
+_OBJECT: dict[str, Any] = {"type": "object"}
+_AS_OF = {"name": "as_of", "in": "query", "schema": {"type": "string", "format": "date-time"}}
+
+
+def _post(path: str, handler: Handler, summary: str, properties: dict[str, Any], required: list[str],
+          returns: dict[str, Any]) -> Endpoint:  # fmt: skip
+    ok = {"200": response({"type": "object", "properties": returns})}
+    return Endpoint(path, "POST", handler, summary, ok, body=request_body(properties, required))
+
+
+ENDPOINTS = (
+    _post("/v1/get", get_many, "get_many: records by id, in the order asked, only the scope's", _IDS, ["ids"],
+          {"records": {"type": "array", "items": ref("MemoryRecord")}}),
+    _post("/v1/delete", delete_many, "delete_many: these records, only the scope's", _IDS, ["ids"],
+          {"deleted": {"type": "integer"}}),
+    _post("/v1/vectors", vectors, "vectors: stored dense vectors by id (MMR re-ranking)", _IDS, ["ids"],
+          {"vectors": _OBJECT}),
+    _post("/v1/count", count, "count: the scope's records", {"kinds": KINDS_SCHEMA, "filters": _OBJECT}, [],
+          {"count": {"type": "integer"}}),
+    Endpoint("/v1/profile", "GET", profile,
+             "profile: the user's (or the agent's) profile, now or as it stood at as_of", {"200": response(_OBJECT)},
+             parameters=[SCOPE_PARAMS[0], _AS_OF]),
+    _post("/v1/embed", embed, "a query's dense embedding, by the server's embedder", {"query": {"type": "string"}},
+          ["query"], {"vector": {"type": "array", "items": {"type": "number"}}}),
+    Endpoint("/v1/scope", "GET", token_scope,
+             "the scope the token stands for (user_id, agent_id), to derive record ids as the server does",
+             {"200": response(_OBJECT)}),
+)  # fmt: skip

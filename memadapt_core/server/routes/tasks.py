@@ -9,17 +9,17 @@ write neither (``POST /v1/memories`` refuses those kinds too).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from memadapt_core.engine import AsyncMemory
+from memadapt_core.server.http_api import _SCOPE_KEYS, _json_body, _query, _required, _scope
 
-from .http_api import _SCOPE_KEYS, Handler, _endpoint, _json_body, _query, _required, _scope
+from .endpoint import KINDS_SCHEMA, SCOPE_PARAMS, Endpoint, listed, request_body, response, schema_body
 
-__all__ = ["task_routes"]
+__all__ = ["ENDPOINTS"]
 
 
 def _agent(request: Request, given: dict[str, object]) -> str | None:
@@ -71,14 +71,53 @@ async def recent(request: Request, memory: AsyncMemory) -> Response:
     return JSONResponse({"records": [r.model_dump(mode="json") for r in records]})
 
 
-def task_routes(memory: Callable[[], AsyncMemory]) -> list[Route]:
-    """The routes over the engine ``memory()`` returns (opened by the app's lifespan)."""
-    table: list[tuple[str, Handler, list[str]]] = [
-        ("/v1/trajectories", add_trajectories, ["POST"]),
-        ("/v1/experiences/search", experiences, ["POST"]),
-        ("/v1/tool_calls", record_tool_calls, ["POST"]),
-        ("/v1/tool_stats", tool_stats, ["GET"]),
-        ("/v1/tool_guide", tool_guide, ["GET"]),
-        ("/v1/recent", recent, ["GET"]),
-    ]
-    return [Route(path, _endpoint(handler, memory), methods=methods) for path, handler, methods in table]
+_RECORDS = listed("records", "MemoryRecord")
+_HITS = listed("hits", "SearchHit")
+_STATS = response({"type": "object"})
+_SEARCH = {
+    "type": "object",
+    "required": ["task"],
+    "additionalProperties": False,
+    "properties": {
+        "agent_id": {"type": "string", "description": "the agent (or the server's --agent-id)"},
+        "task": {"type": "string"},
+        "limit": {"type": "integer", "default": 3},
+        "threshold": {"type": "number"},
+    },
+}
+_TRAJECTORIES: dict[str, Any] = {
+    "trajectories": {"description": "a trajectory {messages, score} or a list of them"},
+    "task": {"type": "string"},
+    "metadata": {"type": "object"},
+}
+_CALLS = {"calls": {"description": "a tool call {name, arguments, result, success, duration, tokens} or a list"}}
+_TOOL: list[dict[str, Any]] = [
+    {"name": "tool_name", "in": "query", "required": True, "schema": {"type": "string"}},
+    {"name": "agent_id", "in": "query", "schema": {"type": "string"}},
+]
+_RECENT = [
+    *SCOPE_PARAMS,
+    {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+    {"name": "kinds", "in": "query", "schema": KINDS_SCHEMA, "explode": True},
+]
+
+ENDPOINTS = (
+    Endpoint("/v1/trajectories", "POST", add_trajectories,
+             "add_trajectories: store scored trajectories; lessons follow in the background", {"201": _RECORDS},
+             body=request_body(_TRAJECTORIES, ["trajectories"])),
+    Endpoint("/v1/experiences/search", "POST", experiences,
+             "experiences: the agent's lessons for a task, best first (read only)", {"200": _HITS},
+             body=schema_body(_SEARCH)),
+    Endpoint("/v1/tool_calls", "POST", record_tool_calls,
+             "record_tool_calls: store tool calls; the guides follow in the background", {"201": _RECORDS},
+             body=request_body(_CALLS, ["calls"])),
+    Endpoint("/v1/tool_stats", "GET", tool_stats,
+             "tool_stats: success rate, latency and tokens of a tool's latest calls", {"200": _STATS},
+             parameters=_TOOL),
+    Endpoint("/v1/tool_guide", "GET", tool_guide,
+             "tool_guide: a tool's statistics and guidelines (null until written)", {"200": _STATS},
+             parameters=_TOOL),
+    Endpoint("/v1/recent", "GET", recent,
+             "recent: working memory, the scope's latest messages (or kinds), oldest first", {"200": _RECORDS},
+             parameters=_RECENT),
+)  # fmt: skip

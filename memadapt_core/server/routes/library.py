@@ -14,23 +14,24 @@ refused (403), and without ``--library-dir`` nothing is read or written.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from memadapt_core.engine import AsyncMemory
 from memadapt_core.engine.tasks.reme_lines import reme_memory
 from memadapt_core.errors import ValidationError
 from memadapt_core.models import MemoryRecord
+from memadapt_core.server.auth import Access, Forbidden
+from memadapt_core.server.http_api import ACCESS_STATE, Handler, _json_body, _scope
 
-from .auth import Access, Forbidden
-from .http_api import ACCESS_STATE, _endpoint, _json_body, _scope
+from .endpoint import Endpoint
+from .reme import WORKSPACE, reme_endpoint
 
-__all__ = ["ACTIONS", "confined", "library_routes"]
+__all__ = ["ACTIONS", "ENDPOINT", "confined", "vector_store_endpoint"]
 
 ACTIONS = ("load", "dump", "list", "delete")
 _BODY = {"workspace_id", "action", "path"}
@@ -89,7 +90,7 @@ async def _lessons(memory: AsyncMemory, workspace: str) -> list[MemoryRecord]:
     ]
 
 
-def vector_store(library_dir: Path | None) -> Callable[[Request, AsyncMemory], Any]:
+def vector_store(library_dir: Path | None) -> Handler:
     async def handler(request: Request, memory: AsyncMemory) -> Response:
         access: Access = request.scope["state"][ACCESS_STATE]
         access.check_operator("/vector_store")
@@ -122,6 +123,20 @@ def vector_store(library_dir: Path | None) -> Callable[[Request, AsyncMemory], A
     return handler
 
 
-def library_routes(memory: Callable[[], AsyncMemory], library_dir: Path | None) -> list[Route]:
-    """``/vector_store`` over the engine ``memory()`` returns, reading and writing inside ``library_dir``."""
-    return [Route("/vector_store", _endpoint(vector_store(library_dir), memory), methods=["POST"])]
+# Declared with no library (the document's); served by ``vector_store_endpoint`` with the server's.
+ENDPOINT = reme_endpoint(
+    "vector_store",
+    vector_store(None),
+    "the operator's workspace actions: load, dump, list or delete the agent's lessons (an operator token only; "
+    "path inside --library-dir)",
+    {
+        **WORKSPACE,
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "path": {"type": "string", "description": "relative to the library folder"},
+    },
+)
+
+
+def vector_store_endpoint(library_dir: Path | None) -> Endpoint:
+    """``/vector_store`` reading and writing inside ``library_dir``."""
+    return replace(ENDPOINT, handler=vector_store(library_dir))
