@@ -65,6 +65,19 @@ PAIRS = [
         ],
     ),
     Pair(
+        CORE / "client" / "async_calls.py",
+        CORE / "client" / "sync_calls.py",
+        [
+            (r"^class AsyncRemoteCalls\(RemoteBase\):", "class RemoteCalls(RemoteBase):"),
+            (r'^__all__ = \["AsyncRemoteCalls"\]', '__all__ = ["RemoteCalls"]'),
+            (
+                r'^"""``AsyncRemoteCalls``: the calls of ``AsyncRemoteMemory``',
+                '"""``RemoteCalls``: the calls of ``RemoteMemory``',
+            ),
+            (r"``AsyncMemory``'s calls as requests", "``Memory``'s calls as requests"),
+        ],
+    ),
+    Pair(
         CORE / "engine" / "calls" / "async_calls.py",
         CORE / "engine" / "calls" / "sync_calls.py",
         [

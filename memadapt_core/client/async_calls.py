@@ -1,73 +1,36 @@
-"""``AsyncRemoteCalls``: the calls of ``AsyncRemoteMemory`` (``doors``) that are a request to ``memadapt serve``.
+"""``AsyncRemoteCalls``: the calls of ``AsyncRemoteMemory`` (``doors``) that are one request to ``memadapt serve``.
 
-Each is one route (``RemoteBase`` builds the request and reads the answer without I/O), with the engine's names,
-arguments and return models; the task-memory calls and ``recent`` come from ``AsyncRemoteTasks`` (``tasks``). Its
-connections are kept alive in the event loop that opened them.
+Written once, as async code; ``sync_calls`` (``RemoteCalls``) is generated from it by ``scripts/unasync.py``, so a
+new remote call is written here and nowhere else in the client. Each is one route (``RemoteBase`` builds the
+request and reads the answer without I/O), with the engine's names, arguments and return models; sending it is
+``_send``, the one I/O step, which ``http_io`` gives each twin along with the calls that stream or gather. A client
+writes trajectories and tool calls only: the lessons and guides drawn from them are the server's consolidation
+worker's to write.
 """
 
 from __future__ import annotations
 
-import asyncio
 import builtins
-import itertools
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal, Unpack
 
-import httpx
-
-from memadapt_core.api import composed
 from memadapt_core.api.options import SearchOptions
 from memadapt_core.models import Answer, HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
-from memadapt_core.validation import parse_path
+from memadapt_core.tool_stats import ToolGuide, ToolStats
 
-from .base import RemoteBase, _Call, _Link
+from .base import RemoteBase, _Call
 from .base import scope_of as _scope
-from .exports import counted, open_export
-from .tasks import AsyncRemoteTasks
 
 __all__ = ["AsyncRemoteCalls"]
 
 
-class AsyncRemoteCalls(AsyncRemoteTasks):
-    """``AsyncMemory``'s calls as requests: the I/O half of ``AsyncRemoteMemory``."""
-
-    def __init__(
-        self, url: str, *, token: str, timeout: float = 30.0, transport: httpx.AsyncBaseTransport | None = None,
-        plugins: Sequence[object] = (), _link: _Link | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__(url, token=token, timeout=timeout, plugins=plugins, _link=_link)
-        self._transport = transport
-        # A sync client's async view is driven by sync code, often one ``asyncio.run`` after another: a connection
-        # kept alive would outlive its loop, so the view closes each one after its response.
-        self._limits = httpx.Limits(max_keepalive_connections=0) if _link is not None else httpx.Limits()
-        self._client: httpx.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def _http(self) -> httpx.AsyncClient:
-        """This loop's client: an httpx async client's connections belong to the loop that opened them, and an
-        adapter may drive this view from one ``asyncio.run`` after another."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client = httpx.AsyncClient(
-                base_url=self._url, headers=self._headers, timeout=self._timeout, transport=self._transport,
-                limits=self._limits,
-            )  # fmt: skip
-            self._loop = loop
-        return self._client
+class AsyncRemoteCalls(RemoteBase):
+    """``AsyncMemory``'s calls as requests, over ``_send`` (``http_io``)."""
 
     async def _send(self, call: _Call) -> Any:
-        for attempt in itertools.count():
-            try:
-                response = await self._http().request(call.method, call.path, json=call.json, params=call.params)
-            except httpx.HTTPError as exc:
-                raise self._transport_error(exc) from exc
-            if (wait := RemoteBase._busy_wait(response, attempt)) is None:
-                return self._read(call, response)
-            await asyncio.sleep(wait)
-        raise AssertionError  # pragma: no cover - the loop returns or raises
+        raise NotImplementedError  # pragma: no cover - each twin sends in its own way
 
     async def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
@@ -138,26 +101,6 @@ class AsyncRemoteCalls(AsyncRemoteTasks):
         call = self._answer(question, _scope(user_id, agent_id, session_id), limit, remember, now)
         return Answer.model_validate(await self._send(call))
 
-    async def search_many(
-        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, limit: int = 5, **options: Any,
-    ) -> builtins.list[SearchHit]:  # fmt: skip
-        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
-        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        searches = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
-        return composed.merge_hits(await asyncio.gather(*searches))
-
-    async def iter_records(
-        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> AsyncGenerator[MemoryRecord, None]:  # fmt: skip
-        """Every record of a scope, oldest first, a page at a time."""
-        size = min(page_size, self.settings.max_limit)
-        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        pages = composed.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
-        async for record in pages:
-            yield record
-
     async def get_many(
         self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None,
@@ -196,28 +139,50 @@ class AsyncRemoteCalls(AsyncRemoteTasks):
     ) -> UserProfile:
         return UserProfile.model_validate(await self._send(self._profile(user_id, agent_id, as_of)))
 
-    async def export(
-        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, kinds: Sequence[Kind] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> int:  # fmt: skip
-        """Write the scope's records as JSON Lines at ``path``; returns how many. ``progress`` is called with the
-        number of records each received chunk completed, as the engine calls it with each page's."""
-        params = _scope(user_id, agent_id, session_id) | ({"kinds": list(kinds)} if kinds is not None else {})
-        target = parse_path(path)
-        try:
-            async with self._http().stream("GET", "/v1/export", params=params) as response:
-                if response.is_error:
-                    await response.aread()
-                    raise self._export_error(response)
-                lines = 0
-                out = await asyncio.to_thread(open_export, target)  # file I/O off the event loop
-                try:
-                    async for chunk in response.aiter_bytes():
-                        await asyncio.to_thread(out.write, chunk)
-                        lines += counted(chunk, progress)
-                finally:
-                    await asyncio.to_thread(out.close)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from exc
-        return lines
+    async def add_trajectories(
+        self, trajectories: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None,
+        task: str | None = None, user_id: str | None = None, session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Store scored trajectories ({messages, score}) under the token's user; the server draws the agent's
+        lessons from them in the background."""
+        call = RemoteBase._trajectories(trajectories, _scope(user_id, agent_id, session_id), task, metadata)
+        return RemoteBase._records(await self._send(call))
+
+    async def experiences(
+        self, task: str, *, agent_id: str | None, limit: int = 3, threshold: float | None = None
+    ) -> builtins.list[SearchHit]:
+        """The agent's experiences for ``task``, ranked as the engine ranks them."""
+        call = RemoteBase._experiences(task, agent_id, limit, threshold)
+        return RemoteBase._hits(await self._send(call))
+
+    async def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
+        """The top experiences for ``task`` as a delimited block for a system prompt ("" when there are none)."""
+        hits = await self.experiences(task, agent_id=agent_id, limit=limit)
+        return self.format_experience(hits)
+
+    async def record_tool_calls(
+        self, calls: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None, user_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Record tool calls ({name, arguments, result, success, duration, tokens}; ReMe's names too)."""
+        call = RemoteBase._tool_calls(calls, _scope(user_id, agent_id, session_id))
+        return RemoteBase._records(await self._send(call))
+
+    async def tool_stats(self, tool_name: str, *, agent_id: str | None) -> ToolStats:
+        """Success rate, latency percentiles and tokens of the agent's latest calls of ``tool_name``."""
+        data = await self._send(RemoteBase._tool("tool_stats", tool_name, agent_id))
+        return ToolStats.model_validate(data)
+
+    async def tool_guide(self, tool_name: str, *, agent_id: str | None) -> ToolGuide:
+        """The agent's usage guide of ``tool_name``: its statistics and guidelines (None until written)."""
+        data = await self._send(RemoteBase._tool("tool_guide", tool_name, agent_id))
+        return ToolGuide.model_validate(data)
+
+    async def recent(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        limit: int | None = None, kinds: Sequence[Kind] | None = ("message",),
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Working memory: the latest ``limit`` messages of a scope (other ``kinds`` if given), oldest first."""
+        call = RemoteBase._recent(_scope(user_id, agent_id, session_id), limit, kinds)
+        return RemoteBase._records(await self._send(call))

@@ -1,21 +1,20 @@
 """``RemoteMemory`` / ``AsyncRemoteMemory``: the engine's calls against ``memadapt serve``, over httpx.
 
-Same method names, keyword arguments and return models as ``Memory`` / ``AsyncMemory`` for what the HTTP API
-offers (add, search, list, get, update, delete, delete_all, history, export, answer), for what the adapters call
-(the many-id reads and deletes, ``iter_records``, ``count``, ``vectors``, ``profile``, ``search_many``,
-``as_sync`` / ``as_async``, ``track``, ``flush``, ``format_context``) and, from ``tasks``, task memory and
-``recent``, so every adapter takes a client where it takes an engine and code written for the engine runs against
-the service. The twins share ``RemoteBase`` (``base``), which builds requests and reads responses without
-I/O; HTTP errors come back as the engine's errors (422 -> ``ValidationError`` naming the field, 503 ->
-``StoreUnavailableError``; a refused token is a ``ConfigurationError``). The token decides the user: a ``user_id``
-given must be the token's.
+Same method names, keyword arguments and return models as ``Memory`` / ``AsyncMemory`` for what the HTTP API offers
+(add, search, list, get, update, delete, delete_all, history, export, answer), for what the adapters call (the
+many-id reads and deletes, ``iter_records``, ``count``, ``vectors``, ``profile``, ``search_many``, ``as_sync`` /
+``as_async``, ``track``, ``flush``, ``format_context``), task memory and ``recent``, so every adapter takes a client
+where it takes an engine and code written for the engine runs against the service. The twins share ``RemoteBase``
+(``base``), which builds requests and reads responses without I/O; HTTP errors come back as the engine's errors (422
+-> ``ValidationError`` naming the field, 503 -> ``StoreUnavailableError``; a refused token is a
+``ConfigurationError``). The token decides the user: a ``user_id`` given must be the token's.
 
 The store owner's calls (``LOCAL_ONLY``: ``open``, ``consolidate``, ``optimize``, ``stats``, the imports, the
 ReMe export and ``answer_stream``) are declared and refused with a ``ConfigurationError`` saying why
 (``local_only``), so each client implements the whole API (``memadapt_core.api``).
 
-Here: the two doors, each its calls (``async_calls``, ``sync_calls``) with the views of the other twin, the
-server's embedder and the context managers.
+Here: the two doors, each over its calls (``async_calls``, written once; ``sync_calls``, generated) and its I/O
+(``http_io``), with the views of the other twin, the server's embedder and the context managers.
 """
 
 from __future__ import annotations
@@ -29,10 +28,9 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 
-from .async_calls import AsyncRemoteCalls
 from .base import RemoteBase, _Link
+from .http_io import AsyncRemoteIO, RemoteIO
 from .local_only import AsyncLocalOnly, LocalOnly
-from .sync_calls import RemoteCalls
 
 if TYPE_CHECKING:
     from memadapt_core.api import AsyncMemoryAPI, MemoryAPI
@@ -53,7 +51,7 @@ class RemoteEmbedder:
         return np.asarray((await self._async._send(RemoteBase._embed(text)))["vector"], dtype=np.float32)
 
 
-class AsyncRemoteMemory(AsyncLocalOnly, AsyncRemoteCalls):
+class AsyncRemoteMemory(AsyncLocalOnly, AsyncRemoteIO):
     """``AsyncMemory``'s calls against a ``memadapt serve`` at ``url`` (e.g. ``http://127.0.0.1:8765``).
 
     Its connections are kept alive in the event loop that opened them: use it from one loop (sync code hands the
@@ -101,7 +99,7 @@ class AsyncRemoteMemory(AsyncLocalOnly, AsyncRemoteCalls):
             self._twin._client.close()  # the sync view's idle connections (closing sockets does not block)
 
 
-class RemoteMemory(LocalOnly, RemoteCalls):
+class RemoteMemory(LocalOnly, RemoteIO):
     """``Memory``'s calls against a ``memadapt serve`` at ``url``: the sync twin of ``AsyncRemoteMemory``."""
 
     def __init__(

@@ -1,52 +1,37 @@
-"""``RemoteCalls``: the calls of ``RemoteMemory`` (``doors``) that are a request to ``memadapt serve``; the sync twin
-of ``AsyncRemoteCalls`` (``async_calls``), written by hand over the same ``RemoteBase``."""
+# Generated from memadapt_core/client/async_calls.py by scripts/unasync.py: edit that file, never this one.
+"""``RemoteCalls``: the calls of ``RemoteMemory`` (``doors``) that are one request to ``memadapt serve``.
+
+Written once, as async code; ``sync_calls`` (``RemoteCalls``) is generated from it by ``scripts/unasync.py``, so a
+new remote call is written here and nowhere else in the client. Each is one route (``RemoteBase`` builds the
+request and reads the answer without I/O), with the engine's names, arguments and return models; sending it is
+``_send``, the one I/O step, which ``http_io`` gives each twin along with the calls that stream or gather. A client
+writes trajectories and tool calls only: the lessons and guides drawn from them are the server's consolidation
+worker's to write.
+"""
 
 from __future__ import annotations
 
 import builtins
-import itertools
-import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal, Unpack
 
-import httpx
-
-from memadapt_core.api import composed
 from memadapt_core.api.options import SearchOptions
 from memadapt_core.models import Answer, HistoryEvent, Kind, MemoryRecord, Page, SearchHit
 from memadapt_core.profile import UserProfile
-from memadapt_core.validation import parse_path
+from memadapt_core.tool_stats import ToolGuide, ToolStats
 
-from .base import RemoteBase, _Call, _Link
+from .base import RemoteBase, _Call
 from .base import scope_of as _scope
-from .exports import counted, open_export
-from .tasks import RemoteTasks
 
 __all__ = ["RemoteCalls"]
 
 
-class RemoteCalls(RemoteTasks):
-    """``Memory``'s calls as requests: the I/O half of ``RemoteMemory``."""
-
-    def __init__(
-        self, url: str, *, token: str, timeout: float = 30.0, transport: httpx.BaseTransport | None = None,
-        plugins: Sequence[object] = (), _link: _Link | None = None,
-    ) -> None:  # fmt: skip
-        super().__init__(url, token=token, timeout=timeout, plugins=plugins, _link=_link)
-        self._client = httpx.Client(base_url=self._url, headers=self._headers, timeout=timeout, transport=transport)
+class RemoteCalls(RemoteBase):
+    """``Memory``'s calls as requests, over ``_send`` (``http_io``)."""
 
     def _send(self, call: _Call) -> Any:
-        for attempt in itertools.count():
-            try:
-                response = self._client.request(call.method, call.path, json=call.json, params=call.params)
-            except httpx.HTTPError as exc:
-                raise self._transport_error(exc) from exc
-            if (wait := RemoteBase._busy_wait(response, attempt)) is None:
-                return self._read(call, response)
-            time.sleep(wait)
-        raise AssertionError  # pragma: no cover - the loop returns or raises
+        raise NotImplementedError  # pragma: no cover - each twin sends in its own way
 
     def add(
         self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *, user_id: str | None = None,
@@ -117,24 +102,6 @@ class RemoteCalls(RemoteTasks):
         call = self._answer(question, _scope(user_id, agent_id, session_id), limit, remember, now)
         return Answer.model_validate(self._send(call))
 
-    def search_many(
-        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, limit: int = 5, **options: Any,
-    ) -> builtins.list[SearchHit]:  # fmt: skip
-        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
-        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        per_query = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
-        return composed.merge_hits(per_query)
-
-    def iter_records(
-        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> Generator[MemoryRecord, None, None]:  # fmt: skip
-        """Every record of a scope, oldest first, a page at a time."""
-        size = min(page_size, self.settings.max_limit)
-        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        yield from composed.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
-
     def get_many(
         self, ids: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None,
@@ -173,25 +140,50 @@ class RemoteCalls(RemoteTasks):
     ) -> UserProfile:
         return UserProfile.model_validate(self._send(self._profile(user_id, agent_id, as_of)))
 
-    def export(
-        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, kinds: Sequence[Kind] | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> int:  # fmt: skip
-        """Write the scope's records as JSON Lines at ``path``; returns how many. ``progress`` is called with the
-        number of records each received chunk completed, as the engine calls it with each page's."""
-        params = _scope(user_id, agent_id, session_id) | ({"kinds": list(kinds)} if kinds is not None else {})
-        target = parse_path(path)
-        try:
-            with self._client.stream("GET", "/v1/export", params=params) as response:
-                if response.is_error:
-                    response.read()
-                    raise self._export_error(response)
-                lines = 0
-                with open_export(target) as out:
-                    for chunk in response.iter_bytes():
-                        out.write(chunk)
-                        lines += counted(chunk, progress)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from exc
-        return lines
+    def add_trajectories(
+        self, trajectories: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None,
+        task: str | None = None, user_id: str | None = None, session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Store scored trajectories ({messages, score}) under the token's user; the server draws the agent's
+        lessons from them in the background."""
+        call = RemoteBase._trajectories(trajectories, _scope(user_id, agent_id, session_id), task, metadata)
+        return RemoteBase._records(self._send(call))
+
+    def experiences(
+        self, task: str, *, agent_id: str | None, limit: int = 3, threshold: float | None = None
+    ) -> builtins.list[SearchHit]:
+        """The agent's experiences for ``task``, ranked as the engine ranks them."""
+        call = RemoteBase._experiences(task, agent_id, limit, threshold)
+        return RemoteBase._hits(self._send(call))
+
+    def experience_guidance(self, task: str, *, agent_id: str | None, limit: int = 3) -> str:
+        """The top experiences for ``task`` as a delimited block for a system prompt ("" when there are none)."""
+        hits = self.experiences(task, agent_id=agent_id, limit=limit)
+        return self.format_experience(hits)
+
+    def record_tool_calls(
+        self, calls: dict[str, Any] | Sequence[dict[str, Any]], *, agent_id: str | None, user_id: str | None = None,
+        session_id: str | None = None,
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Record tool calls ({name, arguments, result, success, duration, tokens}; ReMe's names too)."""
+        call = RemoteBase._tool_calls(calls, _scope(user_id, agent_id, session_id))
+        return RemoteBase._records(self._send(call))
+
+    def tool_stats(self, tool_name: str, *, agent_id: str | None) -> ToolStats:
+        """Success rate, latency percentiles and tokens of the agent's latest calls of ``tool_name``."""
+        data = self._send(RemoteBase._tool("tool_stats", tool_name, agent_id))
+        return ToolStats.model_validate(data)
+
+    def tool_guide(self, tool_name: str, *, agent_id: str | None) -> ToolGuide:
+        """The agent's usage guide of ``tool_name``: its statistics and guidelines (None until written)."""
+        data = self._send(RemoteBase._tool("tool_guide", tool_name, agent_id))
+        return ToolGuide.model_validate(data)
+
+    def recent(
+        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
+        limit: int | None = None, kinds: Sequence[Kind] | None = ("message",),
+    ) -> builtins.list[MemoryRecord]:  # fmt: skip
+        """Working memory: the latest ``limit`` messages of a scope (other ``kinds`` if given), oldest first."""
+        call = RemoteBase._recent(_scope(user_id, agent_id, session_id), limit, kinds)
+        return RemoteBase._records(self._send(call))
