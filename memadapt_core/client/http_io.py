@@ -1,23 +1,22 @@
 """The I/O of the client twins: ``AsyncRemoteIO`` and ``RemoteIO`` send a request (retrying while the server
-says it is busy), stream an export to a file, and make the calls made of other calls (``search_many`` gathers,
-``iter_records`` pages). Written by hand as a pair, as httpcore writes its synchronization primitives: everything
+says it is busy) and stream an export to a file (``search_many`` and ``iter_records`` are every door's:
+``api.composed``). Written by hand as a pair, as httpcore writes its synchronization primitives: everything
 else the client does is ``async_calls``, written once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import builtins
 import itertools
 import time
-from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from memadapt_core.api import composed
-from memadapt_core.models import Kind, MemoryRecord, SearchHit
+from memadapt_core.api.composed import AsyncComposed, Composed
+from memadapt_core.models import Kind
 from memadapt_core.validation import parse_path
 
 from .async_calls import AsyncRemoteCalls
@@ -29,7 +28,7 @@ from .sync_calls import RemoteCalls
 __all__ = ["AsyncRemoteIO", "RemoteIO"]
 
 
-class AsyncRemoteIO(AsyncRemoteCalls):
+class AsyncRemoteIO(AsyncComposed, AsyncRemoteCalls):
     """The async client's I/O; its connections are kept alive in the event loop that opened them."""
 
     def __init__(
@@ -67,26 +66,6 @@ class AsyncRemoteIO(AsyncRemoteCalls):
             await asyncio.sleep(wait)
         raise AssertionError  # pragma: no cover - the loop returns or raises
 
-    async def search_many(
-        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, limit: int = 5, **options: Any,
-    ) -> builtins.list[SearchHit]:  # fmt: skip
-        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
-        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        searches = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
-        return composed.merge_hits(await asyncio.gather(*searches))
-
-    async def iter_records(
-        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> AsyncGenerator[MemoryRecord, None]:  # fmt: skip
-        """Every record of a scope, oldest first, a page at a time."""
-        size = min(page_size, self.settings.max_limit)
-        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        pages = composed.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
-        async for record in pages:
-            yield record
-
     async def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
         session_id: str | None = None, kinds: Sequence[Kind] | None = None,
@@ -114,7 +93,7 @@ class AsyncRemoteIO(AsyncRemoteCalls):
         return lines
 
 
-class RemoteIO(RemoteCalls):
+class RemoteIO(Composed, RemoteCalls):
     """The sync client's I/O: the twin of ``AsyncRemoteIO``."""
 
     def __init__(
@@ -134,24 +113,6 @@ class RemoteIO(RemoteCalls):
                 return self._read(call, response)
             time.sleep(wait)
         raise AssertionError  # pragma: no cover - the loop returns or raises
-
-    def search_many(
-        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, limit: int = 5, **options: Any,
-    ) -> builtins.list[SearchHit]:  # fmt: skip
-        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
-        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        per_query = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
-        return composed.merge_hits(per_query)
-
-    def iter_records(
-        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> Generator[MemoryRecord, None, None]:  # fmt: skip
-        """Every record of a scope, oldest first, a page at a time."""
-        size = min(page_size, self.settings.max_limit)
-        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        yield from composed.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
 
     def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,

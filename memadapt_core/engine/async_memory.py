@@ -1,7 +1,7 @@
 """``AsyncMemory``: the engine, async, over ``AsyncMemoryCalls`` (its public calls, written once: ``calls``); here
 only what a task does differently from a thread (its sync twin ``Memory``, ``sync_memory``, does the same for
-threads): steps in a thread or inline, the consolidation worker, the views, closing, and the calls made of other
-calls.
+threads): steps in a thread or inline, the consolidation worker, the views and closing; ``search_many`` and
+``iter_records`` are every door's (``api.composed``).
 
 Blocking work never runs on the event loop: a server backend and big batches go to a thread; the embedded store's
 sub-millisecond calls and one-query embeddings run inline, where a thread hop would cost more than them."""
@@ -9,12 +9,10 @@ sub-millisecond calls and one-query embeddings run inline, where a thread hop wo
 from __future__ import annotations
 
 import asyncio
-import builtins
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-from memadapt_core.api import composed
-from memadapt_core.models import Kind, MemoryRecord, SearchHit
+from memadapt_core.api.composed import AsyncComposed
 from memadapt_core.validation import parse_scope
 
 from . import tiers
@@ -34,7 +32,7 @@ __all__ = ["AsyncMemory"]
 T = TypeVar("T")
 
 
-class AsyncMemory(AsyncAnswering, AsyncTransfers, AsyncMemoryCalls):
+class AsyncMemory(AsyncAnswering, AsyncTransfers, AsyncComposed, AsyncMemoryCalls):
     """Long-term memory for agents, async. ``AsyncMemory()`` opens the embedded store; see ``MemorySettings``."""
 
     _asynchronous = True
@@ -93,27 +91,6 @@ class AsyncMemory(AsyncAnswering, AsyncTransfers, AsyncMemoryCalls):
             await asyncio.to_thread(tiers.write_visits, self._resources)
         if self._owner and not self._released and await asyncio.to_thread(self._give_back):
             await self._resources.embedder.aclose()
-
-    async def search_many(
-        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, limit: int = 5, **options: Any,
-    ) -> builtins.list[SearchHit]:  # fmt: skip
-        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
-        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        searches = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
-        per_query = await asyncio.gather(*searches)
-        return composed.merge_hits(per_query)
-
-    async def iter_records(
-        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> AsyncGenerator[MemoryRecord, None]:  # fmt: skip
-        """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
-        size = min(page_size, self._resources.settings.max_limit)
-        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        pages = composed.arecords(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
-        async for record in pages:
-            yield record
 
     async def flush(self) -> None:
         """Wait for tracked background writes and background consolidation (resuming what was left pending) and

@@ -1,18 +1,15 @@
 """``Memory``: the sync twin of ``AsyncMemory``, over ``MemoryCalls`` (generated from the async calls): here only
-what a thread does differently from a task: steps run inline, a consolidation thread, the views, closing, and the
-calls made of other calls.
+what a thread does differently from a task: steps run inline, a consolidation thread, the views and closing.
 
 Safe to share between threads: the embedded store serialises writes and serves reads concurrently.
 """
 
 from __future__ import annotations
 
-import builtins
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
-from memadapt_core.api import composed
-from memadapt_core.models import Kind, MemoryRecord, SearchHit
+from memadapt_core.api.composed import Composed
 from memadapt_core.validation import parse_scope
 
 from . import tiers
@@ -32,7 +29,7 @@ __all__ = ["Memory"]
 T = TypeVar("T")
 
 
-class Memory(Answering, Transfers, MemoryCalls):
+class Memory(Answering, Transfers, Composed, MemoryCalls):
     """Long-term memory for agents, sync. ``Memory()`` opens the embedded store; see ``MemorySettings``."""
 
     _asynchronous = False
@@ -87,24 +84,6 @@ class Memory(Answering, Transfers, MemoryCalls):
         if self._owner and not self._released and not self._resources.closed:
             tiers.write_visits(self._resources)
         self._give_back()
-
-    def search_many(
-        self, queries: Sequence[str], *, user_id: str | None = None, agent_id: str | None = None,
-        session_id: str | None = None, limit: int = 5, **options: Any,
-    ) -> builtins.list[SearchHit]:  # fmt: skip
-        """Several queries in one scope, merged: each record once, in query order then rank (blanks skipped)."""
-        scope: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id}
-        per_query = [self.search(q, **scope, limit=limit, **options) for q in composed.usable_queries(queries)]
-        return composed.merge_hits(per_query)
-
-    def iter_records(
-        self, *, user_id: str | None = None, agent_id: str | None = None, session_id: str | None = None,
-        kinds: Sequence[Kind] | None = None, filters: dict[str, Any] | None = None, page_size: int = 500,
-    ) -> Generator[MemoryRecord, None, None]:  # fmt: skip
-        """Every record of a scope, oldest first, a page (at most ``max_limit``) at a time."""
-        size = min(page_size, self._resources.settings.max_limit)
-        where: dict[str, Any] = {"user_id": user_id, "agent_id": agent_id, "session_id": session_id, "kinds": kinds}
-        yield from composed.records(lambda cursor: self.list(**where, filters=filters, limit=size, cursor=cursor))
 
     def flush(self) -> None:
         """Wait for tracked background writes and background consolidation (resuming what was left pending) and

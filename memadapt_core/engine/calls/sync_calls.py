@@ -3,8 +3,9 @@
 
 Written once, as async code; ``sync_calls`` is generated from it by ``scripts/unasync.py`` (a test fails on drift),
 so a new call is written here and nowhere else in the engine. What truly differs between the twins (running a
-step in a thread or inline, the consolidation worker, the views, closing, and the calls made of other calls with
-``gather`` or an async iterator) is ``AsyncMemory`` / ``Memory`` (``async_memory`` / ``sync_memory``), over this.
+step in a thread or inline, the consolidation worker, the views, closing) is ``AsyncMemory`` / ``Memory``
+(``async_memory`` / ``sync_memory``), over this; ``search_many`` and ``iter_records`` are every door's
+(``api.composed``).
 """
 
 from __future__ import annotations
