@@ -19,9 +19,9 @@ class RetrievalSettings(BaseModel):
         description="weight of meaning against words (sparse_weight); unset: the embedder's (0.2)",
     )
     sparse_weight: float = Field(0.5, ge=0)
-    candidates: int = Field(40, ge=1, le=1000, description="candidates per signal before fusion")
+    candidates: int = Field(60, ge=1, le=1000, description="candidates per signal before fusion")
     rerank_depth: int = Field(
-        80, ge=1, le=2000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
+        120, ge=1, le=2000, description="fused candidates boosted (at least 3 x limit): more finds more, fetches more"
     )
     # Relevance floor on the raw signals: a query is relevant when its best cosine reaches `floor_dense`, or when
     # some BM25 term matched and its best cosine reaches `floor_dense_with_sparse`. Below that, nothing is returned.
