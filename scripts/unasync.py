@@ -22,7 +22,6 @@ Substitution = tuple[str, str]
 COMMON: list[Substitution] = [
     (r"\basync def\b", "def"),
     (r"\basync with\b", "with"),
-    (r"\basync for\b", "for"),
     (r"\bawait ", ""),
 ]
 
@@ -122,16 +121,18 @@ def generated(pair: Pair, used: set[str]) -> str:
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     stale, unused = [], []
+    used_anywhere: set[str] = set()
     for pair in PAIRS:
         used: set[str] = set()
         text = generated(pair, used)
+        used_anywhere |= used
         unused += [f"{pair.source.name}: {p}" for p, _ in pair.own if p not in used]
         if pair.target.exists() and pair.target.read_text() == text:
             continue
         stale.append(pair.target)
         if not check:
             pair.target.write_text(text)
-    unused += [p for p, _ in COMMON if not any(re.search(p, pair.source.read_text(), re.M) for pair in PAIRS)]
+    unused += [p for p, _ in COMMON if p not in used_anywhere]
     if unused:
         print(f"substitutions that matched nothing (remove them): {unused}", file=sys.stderr)
         return 2
