@@ -166,11 +166,18 @@ def questions_apart(dense: list[Candidate], questions: set[PointKey], margin: fl
     return out
 
 
-# Who a Chinese or Japanese question is about: the user (我, 咱, 私, 僕...), their family (家里, 家人), or what was
-# said in the conversation (说过, 记得, 上次, 覚えて...). These languages drop pronouns freely, so the conversation's
-# own verbs and the family count as much as a pronoun. A question with none of them asks about the world.
+# Who a Chinese or Japanese question is about: the user (我, 咱, 私, 僕...), their family (家里, 家人, and its members
+# named bare: "丈夫在哪儿任教？" asks about the user's husband), or what was said in the conversation (说过, 记得, 上次,
+# 覚えて...). These languages drop pronouns and possessives freely, so the conversation's own verbs and the family
+# count as much as a pronoun; a holiday named for a relative (母亲节) does not. A question with none of them asks about
+# the world. Japanese kin words that are also Chinese words (夫 in 功夫, 母 in 字母) are left out.
+_KIN = (
+    "爸爸|妈妈|爸妈|父亲|母亲|父母|老公|老婆|丈夫|妻子|爱人|儿子|女儿|孩子|小孩|闺女|宝宝|爷爷|奶奶|外公|外婆|姥姥|姥爷"
+    "|祖父|祖母|哥哥|姐姐|弟弟|妹妹|兄弟|姐妹|男朋友|女朋友|男友|女友|未婚夫|未婚妻"
+    "|息子|子供|彼氏|お父さん|お母さん|父親|母親|両親"
+)
 _ABOUT_US = re.compile(
-    "[我咱俺]|本人|自己|家里|家人|说过|提过|聊过|讲过|告诉|记得|上次|之前|以前"
+    f"[我咱俺]|本人|自己|家里|家人|(?:{_KIN})(?!节)|说过|提过|聊过|讲过|告诉|记得|上次|之前|以前"
     "|私|僕|わたし|あたし|自分|家族|言った|話した|覚え|この前"
 )
 

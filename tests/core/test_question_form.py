@@ -47,7 +47,8 @@ def test_the_kept_floor_defaults_to_the_floor_and_never_rises_above_it() -> None
 
 
 @pytest.mark.parametrize(
-    "text", ["法国的首都是哪里？", "你今天过得怎么样？", "猫一般能活多少年？", "東京タワーの高さは？"]
+    "text",
+    ["法国的首都是哪里？", "你今天过得怎么样？", "猫一般能活多少年？", "東京タワーの高さは？", "母亲节是几月几号？"],
 )
 def test_a_chinese_or_japanese_question_naming_no_one_is_impersonal(text: str) -> None:
     assert impersonal(text)
@@ -58,6 +59,8 @@ def test_a_chinese_or_japanese_question_naming_no_one_is_impersonal(text: str) -
     [
         "我从事什么职业？",  # the user
         "家里哪位长辈最近生病了？",  # their family: Chinese drops the pronoun
+        "丈夫在哪儿任教？",  # ... and the possessive: a relative named bare is the user's
+        "息子は何歳ですか？",
         "上次说的那家餐厅叫什么？",  # what was said in the conversation
         "你还记得那只猫的名字吗？",
         "私の趣味は何ですか？",

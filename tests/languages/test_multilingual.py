@@ -73,6 +73,12 @@ def test_a_chinese_question_about_the_user_without_a_pronoun_still_finds_its_mem
     assert _texts(default, question) == [answer]
 
 
+def test_a_chinese_question_about_a_relative_named_bare_finds_the_users_memory_of_them() -> None:
+    with Memory(location=":memory:", embedder="multilingual") as mem:
+        mem.add(["我老公是中学的数学老师。", *CHATTER], user_id="ann")
+        assert _texts(mem, "丈夫在哪儿任教？") == ["我老公是中学的数学老师。"]
+
+
 def test_an_english_question_still_finds_its_english_memory_first(default: Memory) -> None:
     assert _texts(default, "Which city do I live in?") == [FACTS_EN[0]]
 
