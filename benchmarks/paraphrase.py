@@ -43,7 +43,7 @@ DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "paraphrase.json"
 ZH_DATA = Path(__file__).resolve().parent / "data" / "paraphrase_zh.json"
 LANGS = {"en": DEFAULT_DATA, "zh": ZH_DATA, "cross": ZH_DATA}
 DIRECTIONS = ("en->zh", "zh->en")
-SPLITS = ("dev", "test")
+SPLITS = ("dev", "test", "later")
 CONFIGS = {"default floor": None, "no floor (threshold=0.0)": 0.0}
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)  # the stored lines are one minute apart from here; searches run a day later
 

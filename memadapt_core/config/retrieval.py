@@ -38,7 +38,7 @@ class RetrievalSettings(BaseModel):
     # memadapt_core.text.scripts.route_of): the default embedder reads those with its multilingual model alone, whose
     # cosines and ranking weigh differently (docs/languages.md).
     floor_dense_nonlatin: float | None = Field(
-        None, description="relevance floor of a question in a non-Latin script; unset: the embedder's (0.3)"
+        None, description="relevance floor of a question in a non-Latin script; unset: the embedder's (0.26)"
     )
     floor_dense_with_sparse_nonlatin: float | None = Field(
         None, description="... or on a memory sharing a word with it; unset: the embedder's (0.25)"
