@@ -192,6 +192,8 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for group in groups:
         direction, _, split = group.rpartition(" ")
         mine = [r for r in rows if split in ("all", r["split"]) and direction in ("", r.get("direction"))]
+        if not mine:
+            continue  # a split this dataset does not have (the English set has no later split)
         para = [r for r in mine if r["kind"] == "paraphrase"]
         other = [r for r in mine if r["kind"] == "unrelated"]
         per: dict[str, Any] = {"paraphrase_questions": len(para), "unrelated_questions": len(other)}
