@@ -71,7 +71,7 @@ class RetrievalSettings(BaseModel):
         None,
         ge=0,
         le=1,
-        description="a Chinese/Japanese question naming no one counts this much less; unset: the embedder's (0.15)",
+        description="a Chinese/Japanese question naming no one counts this much less; unset: the embedder's (0.19)",
     )
     dense_min_span: float = Field(0.25, ge=0, description="cosine span min-max normalisation spreads at least over")
     sparse_min_span: float = Field(0.5, ge=0, le=1, description="the same for BM25, as a fraction of the best score")

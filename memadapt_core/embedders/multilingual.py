@@ -69,8 +69,11 @@ class MultilingualEmbedder(Embedder):
     # asks about the world: its cosines count 0.15 less. Chosen on the dev half of the Chinese paraphrase set, the
     # smallest value where unrelated questions emptied stop rising (0.55 -> 0.82; 0.05: 0.64, 0.1: 0.73); it cost
     # one dev question without a pronoun (hit@3 0.73 -> 0.68). Test half: unrelated 0.55 -> 0.91, hit@3 unchanged.
-    # MemoryBank's and the cross-language set's questions all name the user: unchanged.
-    impersonal_margin_nonlatin = 0.15
+    # MemoryBank's and the cross-language set's questions all name the user: unchanged. With the floor moved from 0.3
+    # to 0.26 for questions about the user, the margin rose by as much (0.19), so that a question about the world
+    # still needs the 0.45 the dev half chose; the dev and test halves cannot tell the two apart (unchanged), the
+    # later split can: unrelated questions emptied 0.83 -> 0.92, hit@3 0.92 -> 0.88.
+    impersonal_margin_nonlatin = 0.19
 
     def __init__(self, threads: int | None = None) -> None:
         self._minilm = MiniLMEmbedder(threads)
