@@ -71,6 +71,7 @@ Every setting is a constructor argument of `Memory` / `AsyncMemory` and an envir
 environment. Nested groups take a dict (`embedder={{"provider": "openai", "model": "..."}}`,
 `retrieval={{"dense_weight": 0.3}}`) or, in the environment, `{delimiter}` between the group and the field
 (`{prefix}EMBEDDER{delimiter}MODEL`). A whole `MemorySettings` object can be passed as `settings=`.
+An unknown setting, in a group too, is refused by name (`retrieval.candidate: not an option`), never ignored.
 Secrets are `SecretStr`: never logged, never serialised, never in an export or a framework's dump.
 
 ```python

@@ -37,6 +37,8 @@ class TaskMemorySettings(BaseModel):
     of its evidence (the score of a success or comparison, 1 - score of a failure) plus ``recency_weight`` x its
     recency (halving every ``recency_half_life_days``)."""
 
+    model_config = ConfigDict(extra="forbid")
+
     trajectory_batch: int = Field(5, ge=1, description="trajectories per experience extraction call")
     score_weight: float = Field(0.2, ge=0, description="weight of the evidence's strength in an experience's rank")
     recency_weight: float = Field(0.1, ge=0, description="weight of an experience's recency in its rank")
@@ -50,7 +52,9 @@ class TaskMemorySettings(BaseModel):
 class EmbedderSettings(RedactedURLs, BaseModel):
     """Which embedder makes the dense vectors. Changing it on an existing collection is a ConfigurationError."""
 
-    model_config = ConfigDict(hide_input_in_errors=True)  # an error never echoes what it was given: keys
+    # An error never echoes what it was given (keys); an unknown key is refused, not ignored (a typo would otherwise
+    # silently leave the default in place).
+    model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
 
     provider: str = "multilingual"  # MiniLM + USE-m3 (docs/languages.md); "minilm": English only; "wordllama": fast
     model: str | None = None  # wordllama: "l2_supercat" dims 256; openai: "text-embedding-3-small"; fastembed: a name
@@ -74,7 +78,9 @@ class LLMSettings(RedactedURLs, BaseModel):
     api.openai.com). With neither a model nor an endpoint nothing is consolidated; with only one of them
     ``MemorySettings`` refuses to build (``missing()`` says what is missing)."""
 
-    model_config = ConfigDict(hide_input_in_errors=True)  # an error never echoes what it was given: keys
+    # An error never echoes what it was given (keys); an unknown key is refused, not ignored (a typo would otherwise
+    # silently leave the default in place).
+    model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
 
     provider: str = "openai"  # any OpenAI-compatible chat endpoint; plugins register others
     base_url: str | None = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["RetrievalSettings"]
 
@@ -12,6 +12,8 @@ class RetrievalSettings(BaseModel):
     LoCoMo dev conversations, then rounded to one decimal (round numbers fit the dev data less: r@10 on the other 3
     conversations is the same, 0.762, with WordLlama). The fused score is the weighted mean of the normalised
     signals (in [0, 1]); boosts are added to it."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt setting is refused, not ignored
 
     dense_weight: float | None = Field(
         None,

@@ -51,6 +51,13 @@ logger = logging.getLogger(__name__)
 _INLINE_COUNT_CHARS = 8_192  # texts counted on the event loop at most (MiniLM's tokenizer: ~0.2 ms a 1,000 chars)
 
 
+def _problem(error: Any) -> str:
+    """A validation error's message, in the words docs/configuration.md uses."""
+    if error["type"] == "extra_forbidden":
+        return "not an option (see docs/configuration.md)"
+    return str(error["msg"])
+
+
 def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -> MemorySettings:
     """``settings`` (or the environment's) with ``overrides`` (None: not given), validated as a whole: an unknown
     option is refused even when it is None, and an override of given ``settings`` is checked as they were."""
@@ -65,7 +72,7 @@ def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -
             return MemorySettings(**given)
         return MemorySettings.model_validate({**dict(settings), **given}) if given else settings
     except pydantic.ValidationError as exc:  # name each setting and its problem on one line, drop the stack
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {_problem(e)}" for e in exc.errors())
         msg = f"invalid memadapt settings: {problems}"
         raise ConfigurationError(msg) from exc
     except (TypeError, ValueError) as exc:
