@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import longmemeval, longmemeval_cv, memorybank, paraphrase
+from benchmarks import dense_models, longmemeval, longmemeval_cv, memorybank, paraphrase
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LONGMEMEVAL = DATA / "longmemeval_dev.json"
@@ -134,6 +134,21 @@ def test_paraphrase_zh_dataset_shares_no_character_with_its_answers_beyond_funct
         data = paraphrase.load(paraphrase.ZH_DATA, lang)
 
         assert {"dev", "test"} <= {q["split"] for q in data["questions"]} <= set(paraphrase.SPLITS)
+
+
+@pytest.mark.parametrize(("lang", "groups"), [("zh", {"dev", "test", "later", "all"}), ("cross", {"en->zh all"})])
+def test_dense_models_scores_a_models_cosines_per_split_and_direction(lang: str, groups: set[str]) -> None:
+    from memadapt_core.testing import HashEmbedder
+
+    embedder = HashEmbedder()
+
+    result = dense_models.score(lambda texts, _q: embedder.embed_documents(list(texts)), paraphrase.load(
+        paraphrase.ZH_DATA, lang))  # fmt: skip
+
+    assert groups <= set(result["hit@3"])
+    assert all(0.0 <= v <= 1.0 for v in result["hit@3"].values())
+    assert result["auc"] is None or 0.0 <= result["auc"] <= 1.0
+    assert result["texts_per_s"] > 0
 
 
 def test_paraphrase_zh_dataset_has_the_promised_parts() -> None:
