@@ -21,6 +21,11 @@ __all__ = [
 ]
 
 
+# A group holding a URL or a key: an error never echoes what it was given, and an unknown key is refused, not
+# ignored (a typo would otherwise silently leave the default in place).
+_WITH_SECRETS = ConfigDict(hide_input_in_errors=True, extra="forbid")
+
+
 class RedactedURLs:
     """A URL may carry credentials (``https://user:password@host``): a settings object shows it redacted in its
     repr and str, and dumps it redacted as JSON. A dump to Python objects keeps it whole, as it keeps a
@@ -52,9 +57,7 @@ class TaskMemorySettings(BaseModel):
 class EmbedderSettings(RedactedURLs, BaseModel):
     """Which embedder makes the dense vectors. Changing it on an existing collection is a ConfigurationError."""
 
-    # An error never echoes what it was given (keys); an unknown key is refused, not ignored (a typo would otherwise
-    # silently leave the default in place).
-    model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
+    model_config = _WITH_SECRETS
 
     provider: str = "multilingual"  # MiniLM + USE-m3 (docs/languages.md); "minilm": English only; "wordllama": fast
     model: str | None = None  # wordllama: "l2_supercat" dims 256; openai: "text-embedding-3-small"; fastembed: a name
@@ -78,9 +81,7 @@ class LLMSettings(RedactedURLs, BaseModel):
     api.openai.com). With neither a model nor an endpoint nothing is consolidated; with only one of them
     ``MemorySettings`` refuses to build (``missing()`` says what is missing)."""
 
-    # An error never echoes what it was given (keys); an unknown key is refused, not ignored (a typo would otherwise
-    # silently leave the default in place).
-    model_config = ConfigDict(hide_input_in_errors=True, extra="forbid")
+    model_config = _WITH_SECRETS
 
     provider: str = "openai"  # any OpenAI-compatible chat endpoint; plugins register others
     base_url: str | None = None

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pydantic
+from pydantic_core import ErrorDetails
 
 from memadapt_core.api.background import BackgroundWrites
 from memadapt_core.backends.base import CollectionInfo, VectorBackend
@@ -51,11 +52,11 @@ logger = logging.getLogger(__name__)
 _INLINE_COUNT_CHARS = 8_192  # texts counted on the event loop at most (MiniLM's tokenizer: ~0.2 ms a 1,000 chars)
 
 
-def _problem(error: Any) -> str:
+def _problem(error: ErrorDetails) -> str:
     """A validation error's message, in the words docs/configuration.md uses."""
     if error["type"] == "extra_forbidden":
         return "not an option (see docs/configuration.md)"
-    return str(error["msg"])
+    return error["msg"]
 
 
 def build_settings(settings: MemorySettings | None, overrides: dict[str, Any]) -> MemorySettings:

@@ -136,8 +136,13 @@ def test_paraphrase_zh_dataset_shares_no_character_with_its_answers_beyond_funct
         assert {"dev", "test"} <= {q["split"] for q in data["questions"]} <= set(paraphrase.SPLITS)
 
 
-@pytest.mark.parametrize(("lang", "groups"), [("zh", {"dev", "test", "later", "all"}), ("cross", {"en->zh all"})])
-def test_dense_models_scores_a_models_cosines_per_split_and_direction(lang: str, groups: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("lang", "groups", "has_unrelated"),
+    [("zh", {"dev", "test", "later", "all"}, True), ("cross", {"en->zh all", "zh->en all"}, False)],
+)
+def test_dense_models_scores_a_models_cosines_per_split_and_direction(
+    lang: str, groups: set[str], has_unrelated: bool
+) -> None:
     from memadapt_core.testing import HashEmbedder
 
     embedder = HashEmbedder()
@@ -147,6 +152,7 @@ def test_dense_models_scores_a_models_cosines_per_split_and_direction(lang: str,
 
     assert groups <= set(result["hit@3"])
     assert all(0.0 <= v <= 1.0 for v in result["hit@3"].values())
+    assert (result["auc"] is not None) == has_unrelated
     assert result["auc"] is None or 0.0 <= result["auc"] <= 1.0
     assert result["texts_per_s"] > 0
 
